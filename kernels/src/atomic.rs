@@ -1,0 +1,74 @@
+//! Atomics in global memory, and a warp-aggregated work queue built on them.
+//!
+//! `core::sync::atomic` already lowers to PTX atomics (`fetch_add` with `Relaxed` becomes
+//! `atom.global.add.u32`/`.u64`, SASS `ATOMG`/`RED`), so single atomics need no wrapper. What the
+//! GPU adds is aggregation: when many lanes of a warp want an index at the same time, one lane
+//! takes them all with a single atomic and hands them out with a shuffle.
+
+use crate::bits::popc;
+use crate::warp::{Lanes, lanemask_lt};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Returned by [`WorkQueue::claim`] to lanes that did not ask for an index.
+pub const NO_INDEX: u32 = u32::MAX;
+
+/// Hands out the indices 0, 1, 2, … of an array of work items, one atomic per warp.
+#[derive(Clone, Copy)]
+pub struct WorkQueue<'a> {
+    next: &'a AtomicU32,
+}
+
+impl<'a> WorkQueue<'a> {
+    /// A queue whose next index is `next` (zero-initialised by the host before the launch).
+    pub fn new(next: &'a AtomicU32) -> Self {
+        WorkQueue { next }
+    }
+
+    /// Every lane whose `want` is true receives a distinct index; lanes that want one receive
+    /// consecutive indices in lane order; the others receive [`NO_INDEX`]. Indices keep
+    /// growing past the number of work items: the caller compares with its count.
+    ///
+    /// GPU: one `vote.ballot`, one `atom.add` by the lowest wanting lane, one `shfl.idx` to
+    /// broadcast the base, and `popc(ballot & lanemask_lt)` for each lane's rank.
+    #[inline(always)]
+    pub fn claim(&self, want: Lanes<bool>) -> Lanes<u32> {
+        let votes = want.ballot();
+        if votes == 0 {
+            return Lanes::splat(NO_INDEX);
+        }
+        let leader = votes.trailing_zeros();
+        let base = leader_fetch_add(self.next, popc(votes), leader);
+        let rank = (lanemask_lt() & Lanes::splat(votes)).popc();
+        Lanes::select(want, rank + Lanes::splat(base), Lanes::splat(NO_INDEX))
+    }
+}
+
+/// Lane `leader` adds `amount` to `counter`; every lane receives the value before the add.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn leader_fetch_add(counter: &AtomicU32, amount: u32, leader: u32) -> u32 {
+    let previous = if crate::warp::lane_id().mine() == leader {
+        counter.fetch_add(amount, Ordering::Relaxed)
+    } else {
+        0
+    };
+    Lanes::this_lane(previous).broadcast(leader)
+}
+
+/// CPU twin: the warp is one thread, so the leader's add is simply done once.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn leader_fetch_add(counter: &AtomicU32, amount: u32, _leader: u32) -> u32 {
+    counter.fetch_add(amount, Ordering::Relaxed)
+}
+
+/// Adds a warp's 64-bit values to a global total with one atomic (a butterfly sum first).
+#[inline(always)]
+pub fn add_warp_total(total: &AtomicU64, values: Lanes<u64>) {
+    let sum = values.sum();
+    #[cfg(target_arch = "nvptx64")]
+    if crate::warp::lane_id().mine() != 0 {
+        return;
+    }
+    total.fetch_add(sum, Ordering::Relaxed);
+}

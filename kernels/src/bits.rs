@@ -1,0 +1,162 @@
+//! Per-thread bit operations on `u32` words: the vocabulary of bitboard search.
+//!
+//! Most of these are plain Rust methods that LLVM lowers to a single PTX instruction; the
+//! doc comment of each says which. `lop3` is the exception: PTX's three-input logic op has no
+//! LLVM intrinsic, so the GPU form is inline assembly and the CPU form evaluates the truth
+//! table with ordinary logic (constant-folded, since the table is a const generic).
+
+/// Number of set bits.
+///
+/// GPU: `popc.b32` (SASS `POPC`). CPU: `popcnt` where the target has it.
+#[inline(always)]
+pub fn popc(x: u32) -> u32 {
+    x.count_ones()
+}
+
+/// Index of the highest set bit, or `None` for zero ("find some set bit").
+///
+/// Computed as `31 - clz(x)`: GPU `clz.b32` + `sub` (SASS `FLO`), which is cheaper than `ffs`
+/// (`brev` + `clz`) for visiting the bits of a mask from the top.
+#[inline(always)]
+pub fn highest_set_bit(x: u32) -> Option<u32> {
+    if x == 0 {
+        None
+    } else {
+        Some(31 - x.leading_zeros())
+    }
+}
+
+/// The lowest set bit as a one-bit mask (`x & -x`); zero for zero.
+///
+/// GPU: `neg.s32` + `and.b32` (ptxas may fuse into one `LOP3`). The idiom that walks the
+/// candidate squares of a bitmap search in increasing order.
+#[inline(always)]
+pub fn lowest_bit(x: u32) -> u32 {
+    x & x.wrapping_neg()
+}
+
+/// Bits in reverse order (bit 0 ↔ bit 31).
+///
+/// GPU: `brev.b32` (SASS `BREV`). CPU: a shuffle-and-mask sequence LLVM emits for `bitreverse`.
+#[inline(always)]
+pub fn bit_reverse(x: u32) -> u32 {
+    x.reverse_bits()
+}
+
+/// Any function of three inputs, bit by bit, given by its 8-entry truth table `LUT`.
+///
+/// `LUT` is indexed by `4·a + 2·b + c` of each bit position, the convention of PTX's
+/// `lop3.b32 d, a, b, c, LUT` where `a`, `b`, `c` stand for `0xF0`, `0xCC`, `0xAA`: so the
+/// table of an expression is that expression evaluated on those three constants
+/// (`a & b | c` → `0xF0 & 0xCC | 0xAA = 0xEA`).
+///
+/// GPU: one `lop3.b32` with an immediate table (SASS `LOP3.LUT`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn lop3<const LUT: u8>(a: u32, b: u32, c: u32) -> u32 {
+    let d: u32;
+    // SAFETY: `lop3.b32` reads three registers and writes one; no memory, no side effects.
+    unsafe {
+        core::arch::asm!(
+            "lop3.b32 {d}, {a}, {b}, {c}, {lut};",
+            d = out(reg32) d,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            c = in(reg32) c,
+            lut = const LUT,
+            options(pure, nomem, nostack)
+        );
+    }
+    d
+}
+
+/// CPU twin of the GPU `lop3`: the sum of the minterms selected by `LUT`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lop3<const LUT: u8>(a: u32, b: u32, c: u32) -> u32 {
+    let mut d = 0;
+    let mut index = 0;
+    while index < 8 {
+        if LUT & (1 << index) != 0 {
+            let sa = if index & 4 != 0 { a } else { !a };
+            let sb = if index & 2 != 0 { b } else { !b };
+            let sc = if index & 1 != 0 { c } else { !c };
+            d |= sa & sb & sc;
+        }
+        index += 1;
+    }
+    d
+}
+
+/// Truth table of bitwise majority: a bit is set where at least two of the inputs have it.
+pub const MAJ3: u8 = 0xE8;
+/// Truth table of three-way exclusive or.
+pub const XOR3: u8 = 0x96;
+
+/// Bitwise majority of three words: `(a & b) | (a & c) | (b & c)`. One `LOP3` on the GPU.
+#[inline(always)]
+pub fn maj3(a: u32, b: u32, c: u32) -> u32 {
+    lop3::<MAJ3>(a, b, c)
+}
+
+/// Three-way exclusive or `a ^ b ^ c`. One `LOP3` on the GPU.
+#[inline(always)]
+pub fn xor3(a: u32, b: u32, c: u32) -> u32 {
+    lop3::<XOR3>(a, b, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lop3_reference(lut: u8, a: u32, b: u32, c: u32) -> u32 {
+        (0..32).fold(0, |d, i| {
+            let index = ((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 | ((c >> i) & 1);
+            d | (((lut as u32) >> index) & 1) << i
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn popc_counts_bits(x: u32) {
+            prop_assert_eq!(popc(x), (0..32).filter(|i| x >> i & 1 == 1).count() as u32);
+        }
+
+        #[test]
+        fn highest_set_bit_is_top_bit(x: u32) {
+            let reference = (0..32).rev().find(|i| x >> i & 1 == 1);
+            prop_assert_eq!(highest_set_bit(x), reference);
+        }
+
+        #[test]
+        fn lowest_bit_is_bottom_bit(x: u32) {
+            let reference = (0..32).find(|i| x >> i & 1 == 1).map_or(0, |i| 1u32 << i);
+            prop_assert_eq!(lowest_bit(x), reference);
+        }
+
+        #[test]
+        fn bit_reverse_mirrors(x: u32) {
+            let reference = (0..32).fold(0u32, |r, i| r | ((x >> i) & 1) << (31 - i));
+            prop_assert_eq!(bit_reverse(x), reference);
+        }
+
+        #[test]
+        fn lop3_matches_truth_table(a: u32, b: u32, c: u32) {
+            prop_assert_eq!(maj3(a, b, c), lop3_reference(MAJ3, a, b, c));
+            prop_assert_eq!(xor3(a, b, c), lop3_reference(XOR3, a, b, c));
+            prop_assert_eq!(lop3::<0x1E>(a, b, c), lop3_reference(0x1E, a, b, c));
+            prop_assert_eq!(lop3::<0x00>(a, b, c), 0);
+            prop_assert_eq!(lop3::<0xFF>(a, b, c), u32::MAX);
+            prop_assert_eq!(lop3::<0xF0>(a, b, c), a);
+            prop_assert_eq!(lop3::<0xEA>(a, b, c), a & b | c);
+        }
+    }
+
+    #[test]
+    fn maj3_is_majority() {
+        for (a, b, c) in [(0, 0, 0), (u32::MAX, 0, 0), (u32::MAX, u32::MAX, 0), (0xF0F0, 0xFF00, 0x0FF0)] {
+            assert_eq!(maj3(a, b, c), (a & b) | (a & c) | (b & c));
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Kernel entry points (GPU only). Each is a thin shell: index arithmetic and loads on the way
+//! in, stores on the way out; the work itself is the shared code the CPU backend runs too.
+//!
+//! Launch contract (checked by the host): 1-D blocks whose size is a multiple of 32, so that
+//! every warp is whole and may use the full-mask collectives.
+
+use crate::atomic::{WorkQueue, add_warp_total};
+use crate::bits::popc;
+use crate::nqueens::{Search, Subproblem};
+use crate::selftest::{INPUTS, OUTPUTS, exercise};
+use crate::slab::SharedSlab;
+use crate::warp::{Lanes, syncwarp};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+use core::sync::atomic::{AtomicU32, AtomicU64};
+
+/// This thread's index in the grid.
+#[inline(always)]
+fn global_thread() -> u32 {
+    // SAFETY: special-register reads with no preconditions.
+    unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u32 }
+}
+
+/// Runs [`exercise`] on `warps` warps. Warp `w`, lane `l` reads `inputs[(w·2 + i)·32 + l]` for
+/// input `i` and the uniform `salts[w]`, and writes output `k` to `out[(w·OUTPUTS + k)·32 + l]`.
+/// Claims come from the counter `next`; the popcounts of input 0 are added to `total`.
+///
+/// # Safety
+/// The pointers must be valid device buffers of those sizes, the counters zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
+    inputs: *const u32,
+    salts: *const u32,
+    out: *mut u32,
+    next: *const AtomicU32,
+    total: *const AtomicU64,
+    warps: u32,
+) {
+    let thread = global_thread();
+    let (warp, lane) = (thread / 32, thread % 32);
+    if warp >= warps {
+        return; // Whole warps leave together: `warp` is the same in all 32 lanes.
+    }
+    let input = |i: u32| {
+        // SAFETY: in bounds for `warps` warps by the caller's contract.
+        Lanes::this_lane(unsafe { *inputs.add(((warp * INPUTS as u32 + i) * 32 + lane) as usize) })
+    };
+    let (a, b) = (input(0), input(1));
+    // SAFETY: as above; `next` and `total` point to device counters.
+    let (salt, queue, total) = unsafe { (*salts.add(warp as usize), WorkQueue::new(&*next), &*total) };
+    let results = exercise(a, b, salt, queue);
+    for (k, result) in results.iter().enumerate() {
+        let index = (warp as usize * OUTPUTS + k) * 32 + lane as usize;
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { *out.add(index) = result.mine() };
+    }
+    add_warp_total(total, a.map(|x| popc(x) as u64));
+    syncwarp();
+}
+
+/// Counts N-Queens solutions of the `count` subproblems in `subproblems` for board size `n`.
+///
+/// Every thread runs a [`Search`] with its stack in shared memory (`4·n` bytes a thread). A
+/// thread whose search is idle takes the next subproblem from `next` — one atomic per warp for
+/// all the lanes that need work — and then runs up to `steps_per_poll` steps before the warp
+/// meets again, so lanes are refilled while their neighbours are still busy. At the end each
+/// warp adds its counts to `tallies` = [count2, count4, count8, nodes].
+///
+/// # Safety
+/// Dynamic shared memory of `4·n·blockDim.x` bytes; valid buffers; `next` and `tallies` zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
+    n: u32,
+    subproblems: *const u64,
+    count: u32,
+    steps_per_poll: u32,
+    next: *const AtomicU32,
+    tallies: *const AtomicU64,
+) {
+    // SAFETY: the launch provides n words of shared memory per thread (the contract above),
+    // and the search only indexes rows below n.
+    let slab = unsafe { SharedSlab::for_this_thread() };
+    // SAFETY: `next` points to a zeroed device counter.
+    let queue = WorkQueue::new(unsafe { &*next });
+    let mut search = Search::new(n, slab);
+    let mut exhausted = false;
+    loop {
+        let idle = search.is_idle() && !exhausted;
+        let claimed = queue.claim(Lanes::this_lane(idle)).mine();
+        if idle {
+            if claimed < count {
+                // SAFETY: `claimed < count`, the length of `subproblems`.
+                search.load(Subproblem(unsafe { *subproblems.add(claimed as usize) }));
+            } else {
+                exhausted = true;
+            }
+        }
+        if Lanes::this_lane(exhausted).all() {
+            break;
+        }
+        let mut steps = 0;
+        while steps < steps_per_poll && search.step() {
+            steps += 1;
+        }
+    }
+    let tally = search.tally;
+    // Four calls rather than a loop over an array: a loop that is not unrolled would put the
+    // array in local memory.
+    // SAFETY: `tallies` points to four device counters.
+    let counter = |i: usize| unsafe { &*tallies.add(i) };
+    add_warp_total(counter(0), Lanes::this_lane(tally.count2));
+    add_warp_total(counter(1), Lanes::this_lane(tally.count4));
+    add_warp_total(counter(2), Lanes::this_lane(tally.count8));
+    add_warp_total(counter(3), Lanes::this_lane(tally.nodes));
+}

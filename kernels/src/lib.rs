@@ -1,0 +1,38 @@
+//! Search kernels written once in `no_std` Rust, compiled twice: to PTX for NVIDIA GPUs
+//! (target `nvptx64-nvidia-cuda`) and to native code for the CPU backend and the tests.
+//!
+//! The crate reads as board algebra. [`bits`] holds the per-thread bit tricks, [`warp`] the
+//! warp-wide type [`warp::Lanes`] ("one value per lane") with ballot, shuffle and reductions,
+//! [`atomic`] the warp-aggregated work counter. Every primitive has a GPU form and a CPU twin
+//! side by side; `docs/warp-programming.md` explains the design.
+//!
+//! On the GPU, `Lanes<T>` is this lane's register; on the CPU it holds all 32 lanes of a warp in
+//! an array. An algorithm written over `Lanes` therefore runs unchanged on both.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics)
+)]
+
+pub mod atomic;
+pub mod bits;
+pub mod nqueens;
+pub mod selftest;
+pub mod slab;
+pub mod warp;
+
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+
+/// Width of a warp: 32 lanes on every NVIDIA GPU to date.
+pub const WARP_SIZE: usize = 32;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A kernel has nowhere to report a panic; trapping aborts the launch, and the host sees
+    // CUDA_ERROR_LAUNCH_FAILED (mapped to a typed error), never a wrong answer.
+    // SAFETY: `trap` has no preconditions; it ends the kernel.
+    unsafe { core::arch::nvptx::trap() }
+}

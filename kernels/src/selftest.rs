@@ -1,0 +1,76 @@
+//! The self-test: every warp primitive applied to varied inputs, written once over
+//! [`Lanes`] so that the GPU result can be compared word for word with the CPU twin.
+
+use crate::atomic::WorkQueue;
+use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xor3};
+use crate::warp::{Lanes, lane_id, lanemask_lt};
+
+/// Number of per-lane results [`exercise`] produces.
+pub const OUTPUTS: usize = 23;
+/// Index of the result that comes from the work queue (compared by its properties, since
+/// the order in which warps reach the counter differs between runs).
+pub const CLAIM_OUTPUT: usize = 22;
+/// Input words per lane.
+pub const INPUTS: usize = 2;
+
+/// Names of the outputs, for reports.
+pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
+    "lane_id",
+    "popc",
+    "highest_set_bit",
+    "lowest_bit",
+    "bit_reverse",
+    "maj3",
+    "xor3",
+    "lop3<0x1E>",
+    "ballot",
+    "any",
+    "all",
+    "shuffle",
+    "broadcast",
+    "shuffle_xor",
+    "shuffle_up",
+    "shuffle_down",
+    "sum",
+    "or_all",
+    "column_counts.bit0",
+    "column_counts.bit1",
+    "lanemask_lt",
+    "popc(ballot) via lanes",
+    "work_queue.claim",
+];
+
+/// Applies every primitive to one warp's inputs `a`, `b` and a uniform `salt`.
+#[inline(always)]
+pub fn exercise(a: Lanes<u32>, b: Lanes<u32>, salt: u32, queue: WorkQueue<'_>) -> [Lanes<u32>; OUTPUTS] {
+    let c = a.map(|x| x.rotate_left(salt % 32)) ^ b.map(|x| x >> (salt % 7));
+    let sparse = a & b & c;
+    let counts = sparse.column_counts();
+    let odd = a.map(|x| x & 1 == 1);
+    let votes = odd.ballot();
+    [
+        lane_id(),
+        a.map(popc),
+        a.map(|x| highest_set_bit(x).unwrap_or(99)),
+        a.map(lowest_bit),
+        a.map(bit_reverse),
+        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| maj3(x, y, z)),
+        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| xor3(x, y, z)),
+        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| lop3::<0x1E>(x, y, z)),
+        Lanes::splat(votes),
+        Lanes::splat(a.map(|x| x % 61 == salt % 61).any() as u32),
+        Lanes::splat((a | b | Lanes::splat(salt)).map(|x| x & 1 == 1).all() as u32),
+        a.shuffle(b),
+        Lanes::splat(a.broadcast(salt)),
+        a.shuffle_xor(salt),
+        a.shuffle_up(salt % 32),
+        a.shuffle_down(salt % 32),
+        Lanes::splat(a.sum()),
+        Lanes::splat(sparse.or_all()),
+        Lanes::splat(counts.bit0),
+        Lanes::splat(counts.bit1),
+        lanemask_lt(),
+        Lanes::splat(odd.map(|o| o as u32).sum()),
+        queue.claim(b.map(|x| x & 8 != 0)),
+    ]
+}

@@ -1,0 +1,100 @@
+//! Per-thread scratch arrays of `u32` words ("slabs"), such as a search's stack.
+//!
+//! On the CPU a slab is an ordinary array. On the GPU a thread's slab is a column of the
+//! block's shared memory: word `i` of thread `t` sits at `(i · block_threads + t) · 4`, so when
+//! the 32 lanes of a warp touch their own slabs — even at different depths `i` — each lane
+//! hits its own bank (`t mod 32`) and the access takes one cycle, free of bank conflicts.
+
+/// A thread's private array of `u32` words.
+pub trait Slab {
+    /// Word `index`.
+    fn get(&self, index: u32) -> u32;
+    /// Sets word `index` to `value`.
+    fn set(&mut self, index: u32, value: u32);
+}
+
+impl<const N: usize> Slab for [u32; N] {
+    #[inline(always)]
+    fn get(&self, index: u32) -> u32 {
+        self[index as usize]
+    }
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: u32) {
+        self[index as usize] = value;
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(
+    "// Dynamic shared memory of every kernel in this module; its size is set at launch.",
+    ".extern .shared .align 16 .b8 WARPSEARCH_SHARED[];"
+);
+
+/// This thread's column of the block's dynamic shared memory (GPU only).
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub struct SharedSlab {
+    /// Shared-window address of word 0.
+    base: u32,
+    /// Bytes from one word to the next: `4 · block_threads`.
+    stride: u32,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl SharedSlab {
+    /// The calling thread's slab in a 1-D block.
+    ///
+    /// # Safety
+    /// The launch must provide at least `4 · words · block_threads` bytes of dynamic shared
+    /// memory, no other code of the kernel may use it, and only indices below `words` may be
+    /// passed to `get`/`set`.
+    #[inline(always)]
+    pub unsafe fn for_this_thread() -> Self {
+        let shared: u32;
+        // SAFETY: takes the address of the module's shared array; reads no memory.
+        unsafe {
+            core::arch::asm!(
+                "mov.u32 {a}, WARPSEARCH_SHARED;",
+                a = out(reg32) shared,
+                options(pure, nomem, nostack)
+            );
+        }
+        // SAFETY: special-register reads with no preconditions.
+        let (thread, threads) =
+            unsafe { (core::arch::nvptx::_thread_idx_x() as u32, core::arch::nvptx::_block_dim_x() as u32) };
+        SharedSlab { base: shared + 4 * thread, stride: 4 * threads }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl Slab for SharedSlab {
+    /// `ld.shared.u32` (SASS `LDS`).
+    #[inline(always)]
+    fn get(&self, index: u32) -> u32 {
+        let value: u32;
+        // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
+        unsafe {
+            core::arch::asm!(
+                "ld.shared.u32 {v}, [{a}];",
+                v = out(reg32) value,
+                a = in(reg32) self.base + index * self.stride,
+                options(pure, readonly, nostack)
+            );
+        }
+        value
+    }
+
+    /// `st.shared.u32` (SASS `STS`).
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: u32) {
+        // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.u32 [{a}], {v};",
+                a = in(reg32) self.base + index * self.stride,
+                v = in(reg32) value,
+                options(nostack)
+            );
+        }
+    }
+}

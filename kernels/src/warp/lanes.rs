@@ -1,0 +1,231 @@
+//! The [`Lanes`] type: one value per lane of a warp.
+
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::WARP_SIZE;
+use core::ops::{Add, BitAnd, BitOr, BitXor, Not, Shl, Shr, Sub};
+
+/// One value per lane of a warp.
+///
+/// GPU form: a transparent wrapper around this lane's value (a register).
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Lanes<T>(pub(crate) T);
+
+/// One value per lane of a warp.
+///
+/// CPU form: all 32 lanes in an array, so that element-wise operations compile to vector code.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lanes<T>(pub(crate) [T; WARP_SIZE]);
+
+/// This lane's index 0..32 within its warp. GPU: `%laneid` (SASS `S2R SR_LANEID`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn lane_id() -> Lanes<u32> {
+    unsafe extern "C" {
+        #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
+        fn laneid() -> u32;
+    }
+    // SAFETY: reading a special register has no preconditions.
+    Lanes(unsafe { laneid() })
+}
+
+/// This lane's index 0..32 within its warp. CPU twin: `[0, 1, …, 31]`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lane_id() -> Lanes<u32> {
+    Lanes(core::array::from_fn(|i| i as u32))
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T: Copy> Lanes<T> {
+    /// The same value in every lane.
+    #[inline(always)]
+    pub fn splat(value: T) -> Self {
+        Lanes(value)
+    }
+
+    /// Lane `i` holds `f(i)`. GPU: `f` is called once, with this lane's id.
+    #[inline(always)]
+    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
+        Lanes(f(lane_id().0))
+    }
+
+    /// Applies `f` to every lane's value.
+    #[inline(always)]
+    pub fn map<U: Copy>(self, mut f: impl FnMut(T) -> U) -> Lanes<U> {
+        Lanes(f(self.0))
+    }
+
+    /// Combines two per-lane values lane by lane.
+    #[inline(always)]
+    pub fn zip_with<U: Copy, V: Copy>(self, other: Lanes<U>, mut f: impl FnMut(T, U) -> V) -> Lanes<V> {
+        Lanes(f(self.0, other.0))
+    }
+
+    /// This lane's value (GPU only: the CPU form has 32 of them).
+    #[inline(always)]
+    pub fn mine(self) -> T {
+        self.0
+    }
+
+    /// Reads a value the caller knows to be equal in every lane (the result of a reduction
+    /// or a broadcast). GPU: this lane's copy. CPU: lane 0's.
+    #[inline(always)]
+    pub fn uniform(self) -> T {
+        self.0
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: Copy> Lanes<T> {
+    /// The same value in every lane.
+    #[inline(always)]
+    pub fn splat(value: T) -> Self {
+        Lanes([value; WARP_SIZE])
+    }
+
+    /// Lane `i` holds `f(i)`. CPU: `f` is called for lanes 0, 1, …, 31 in order.
+    #[inline(always)]
+    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
+        Lanes(core::array::from_fn(|i| f(i as u32)))
+    }
+
+    /// Applies `f` to every lane's value.
+    #[inline(always)]
+    pub fn map<U: Copy>(self, f: impl FnMut(T) -> U) -> Lanes<U> {
+        Lanes(self.0.map(f))
+    }
+
+    /// Combines two per-lane values lane by lane.
+    #[inline(always)]
+    pub fn zip_with<U: Copy, V: Copy>(self, other: Lanes<U>, mut f: impl FnMut(T, U) -> V) -> Lanes<V> {
+        Lanes(core::array::from_fn(|i| f(self.0[i], other.0[i])))
+    }
+
+    /// Reads a value the caller knows to be equal in every lane (the result of a reduction
+    /// or a broadcast). GPU: this lane's copy. CPU: lane 0's.
+    #[inline(always)]
+    pub fn uniform(self) -> T {
+        self.0[0]
+    }
+
+    /// The whole warp as an array (CPU only).
+    #[inline(always)]
+    pub fn to_array(self) -> [T; WARP_SIZE] {
+        self.0
+    }
+
+    /// A warp from an array, lane `i` from element `i` (CPU only).
+    #[inline(always)]
+    pub fn from_array(values: [T; WARP_SIZE]) -> Self {
+        Lanes(values)
+    }
+
+    /// Lane `lane`'s value (CPU only; on the GPU use a shuffle).
+    #[inline(always)]
+    pub fn lane(self, lane: usize) -> T {
+        self.0[lane % WARP_SIZE]
+    }
+}
+
+impl<T: Copy> Lanes<T> {
+    /// Per lane: `if self { a } else { b }`.
+    #[inline(always)]
+    pub fn select(condition: Lanes<bool>, a: Lanes<T>, b: Lanes<T>) -> Lanes<T> {
+        condition.zip_with(a, |c, x| (c, x)).zip_with(b, |(c, x), y| if c { x } else { y })
+    }
+}
+
+impl Lanes<u32> {
+    /// Per lane: is the value non-zero?
+    #[inline(always)]
+    pub fn is_nonzero(self) -> Lanes<bool> {
+        self.map(|x| x != 0)
+    }
+
+    /// Per lane: is the value equal to `other`'s?
+    #[inline(always)]
+    pub fn equals(self, other: Lanes<u32>) -> Lanes<bool> {
+        self.zip_with(other, |a, b| a == b)
+    }
+
+    /// Per lane: number of set bits (`popc.b32` on the GPU).
+    #[inline(always)]
+    pub fn popc(self) -> Lanes<u32> {
+        self.map(crate::bits::popc)
+    }
+}
+
+macro_rules! lanewise_binary {
+    ($($trait:ident :: $method:ident => $op:expr),* $(,)?) => {$(
+        impl<T: Copy + $trait<Output = T>> $trait for Lanes<T> {
+            type Output = Lanes<T>;
+            #[inline(always)]
+            fn $method(self, rhs: Lanes<T>) -> Lanes<T> {
+                self.zip_with(rhs, $op)
+            }
+        }
+    )*};
+}
+
+lanewise_binary! {
+    BitAnd::bitand => |a, b| a & b,
+    BitOr::bitor => |a, b| a | b,
+    BitXor::bitxor => |a, b| a ^ b,
+}
+
+impl Add for Lanes<u32> {
+    type Output = Lanes<u32>;
+    /// Lane-wise wrapping addition.
+    #[inline(always)]
+    fn add(self, rhs: Lanes<u32>) -> Lanes<u32> {
+        self.zip_with(rhs, u32::wrapping_add)
+    }
+}
+
+impl Sub for Lanes<u32> {
+    type Output = Lanes<u32>;
+    /// Lane-wise wrapping subtraction.
+    #[inline(always)]
+    fn sub(self, rhs: Lanes<u32>) -> Lanes<u32> {
+        self.zip_with(rhs, u32::wrapping_sub)
+    }
+}
+
+impl<T: Copy + Not<Output = T>> Not for Lanes<T> {
+    type Output = Lanes<T>;
+    #[inline(always)]
+    fn not(self) -> Lanes<T> {
+        self.map(|a| !a)
+    }
+}
+
+impl Shl<u32> for Lanes<u32> {
+    type Output = Lanes<u32>;
+    /// Lane-wise left shift by a uniform amount (`shl.b32`; amounts ≥ 32 give 0, as on the GPU).
+    #[inline(always)]
+    fn shl(self, amount: u32) -> Lanes<u32> {
+        self.map(|a| a.checked_shl(amount).unwrap_or(0))
+    }
+}
+
+impl Shr<u32> for Lanes<u32> {
+    type Output = Lanes<u32>;
+    /// Lane-wise logical right shift by a uniform amount (amounts ≥ 32 give 0, as on the GPU).
+    #[inline(always)]
+    fn shr(self, amount: u32) -> Lanes<u32> {
+        self.map(|a| a.checked_shr(amount).unwrap_or(0))
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T: Copy> Lanes<T> {
+    /// Wraps this lane's own value as a warp-wide value (GPU only): the bridge from
+    /// per-thread code to the collectives.
+    #[inline(always)]
+    pub fn this_lane(value: T) -> Self {
+        Lanes(value)
+    }
+}

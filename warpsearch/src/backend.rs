@@ -1,0 +1,101 @@
+//! Choosing where a search runs: the GPU when one is usable, otherwise every CPU core.
+
+use crate::error::{Error, GpuError, Result};
+use crate::gpu::GpuDevice;
+use std::sync::Arc;
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    /// The GPU when the driver loads and a device initialises, else the CPU.
+    #[default]
+    Auto,
+    /// Every CPU core (or `--threads`), with rayon.
+    Cpu,
+    /// The GPU; an error when there is none.
+    Gpu,
+}
+
+/// Where a search runs, once chosen.
+#[derive(Clone, Debug)]
+pub enum Backend {
+    /// A rayon pool of this many threads.
+    Cpu(Arc<rayon::ThreadPool>),
+    /// An opened GPU.
+    Gpu(Arc<GpuDevice>),
+}
+
+impl Backend {
+    /// "cpu" or "gpu".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Backend::Cpu(_) => "cpu",
+            Backend::Gpu(_) => "gpu",
+        }
+    }
+
+    /// A one-line description for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Cpu(pool) => format!("CPU, {} threads", pool.current_num_threads()),
+            Backend::Gpu(device) => format!("GPU {}", device.describe()),
+        }
+    }
+}
+
+/// The chosen backend and, for `auto`, why.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    /// Where the search runs.
+    pub backend: Backend,
+    /// One line saying which backend and why (printed by the CLI on stderr).
+    pub reason: String,
+}
+
+/// Builds a rayon pool of `threads` threads (all cores when `None`).
+pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
+    if threads == Some(0) {
+        return Err(Error::InvalidArgument("--threads must be at least 1".into()));
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("warpsearch-cpu-{i}"));
+    if let Some(threads) = threads {
+        builder = builder.num_threads(threads);
+    }
+    builder.build().map(Arc::new).map_err(|e| Error::ThreadPool(e.to_string()))
+}
+
+/// Resolves `choice`: `gpu` fails when no GPU is usable, `auto` falls back to the CPU and says why.
+pub fn select(choice: BackendChoice, threads: Option<usize>) -> Result<Selected> {
+    let cpu = |reason: String| -> Result<Selected> { Ok(Selected { backend: Backend::Cpu(cpu_pool(threads)?), reason }) };
+    match choice {
+        BackendChoice::Cpu => {
+            let selected = cpu(String::new())?;
+            let reason = format!("backend: {} (as asked)", selected.backend.describe());
+            Ok(Selected { reason, ..selected })
+        }
+        BackendChoice::Gpu => {
+            let device = GpuDevice::open()?;
+            let reason = format!("backend: GPU {} (as asked)", device.describe());
+            Ok(Selected { backend: Backend::Gpu(Arc::new(device)), reason })
+        }
+        BackendChoice::Auto => match GpuDevice::open() {
+            Ok(device) => {
+                let reason = format!("backend: GPU {} (auto: a GPU is available)", device.describe());
+                Ok(Selected { backend: Backend::Gpu(Arc::new(device)), reason })
+            }
+            Err(why) => {
+                let pool = cpu_pool(threads)?;
+                let reason = format!("backend: CPU, {} threads (auto: {})", pool.current_num_threads(), short_reason(&why));
+                Ok(Selected { backend: Backend::Cpu(pool), reason })
+            }
+        },
+    }
+}
+
+fn short_reason(error: &GpuError) -> String {
+    match error {
+        GpuError::NoKernels => "built without GPU kernels".into(),
+        other => other.to_string(),
+    }
+}

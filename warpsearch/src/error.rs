@@ -1,0 +1,91 @@
+//! Errors of the library. Nothing a user can trigger panics: every failure is one of these.
+
+use cudarc::driver::DriverError;
+use cudarc::driver::sys::cudaError_enum as CuResult;
+
+/// Any failure of a warpsearch operation.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An argument outside what the operation supports (the message says what is allowed).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The GPU backend was asked for and could not be used, or failed while running.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// The run was stopped (Ctrl-C) before it finished; no partial result is reported.
+    #[error("interrupted before the search finished; no result")]
+    Interrupted,
+    /// The problem has no solution for this input (N-Queens with N = 2 or 3, say).
+    #[error("{0}")]
+    NoSolution(String),
+    /// A result failed its own verification: a bug, reported rather than returned.
+    #[error("internal check failed: {0}")]
+    Verification(String),
+    /// Reading or writing a file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The CPU thread pool could not be built.
+    #[error("cannot start the CPU thread pool: {0}")]
+    ThreadPool(String),
+}
+
+/// Why the GPU backend is unavailable or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// libcuda (the NVIDIA driver's user-space library) is not installed.
+    #[error("no NVIDIA driver found (libcuda.so could not be loaded)")]
+    DriverNotFound,
+    /// The driver is installed but sees no GPU.
+    #[error("the NVIDIA driver reports no CUDA device")]
+    NoDevice,
+    /// This binary was built without the PTX kernels.
+    #[error(
+        "this warpsearch was built without GPU kernels (the pinned nightly was missing at build time); rebuild with `cargo xtask run …` (docs/toolchain.md)"
+    )]
+    NoKernels,
+    /// The driver is too old for the kernels' PTX.
+    #[error("the NVIDIA driver (CUDA {driver}) cannot load the kernels' PTX ({source}); a driver for CUDA 11.4 or newer is needed")]
+    PtxUnsupported {
+        /// The driver's CUDA version, as "major.minor".
+        driver: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+    /// The device ran out of memory.
+    #[error("out of GPU memory while {what}")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+    },
+    /// Any other driver error, with what was being done.
+    #[error("CUDA error while {what}: {source}")]
+    Driver {
+        /// What was being done.
+        what: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+    /// The CUDA bindings panicked (an old driver lacking a symbol, for instance).
+    #[error("the CUDA driver bindings failed: {0}")]
+    Bindings(String),
+}
+
+impl GpuError {
+    /// Wraps a driver error with what was being done, picking out the cases users act on.
+    pub fn driver(what: impl Into<String>, source: DriverError) -> GpuError {
+        let what = what.into();
+        match source.0 {
+            CuResult::CUDA_ERROR_OUT_OF_MEMORY => GpuError::OutOfMemory { what },
+            CuResult::CUDA_ERROR_NO_DEVICE => GpuError::NoDevice,
+            _ => GpuError::Driver { what, source },
+        }
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

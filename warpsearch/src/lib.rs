@@ -1,0 +1,18 @@
+//! warpsearch: exhaustive combinatorial search on NVIDIA GPUs, with the kernels written in
+//! pure Rust (the `kernels` crate, compiled to PTX) and the very same code running on every
+//! CPU core when no GPU is there.
+//!
+//! - [`nqueens`]: count all N-Queens solutions (total and unique).
+//! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
+//! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress.
+
+pub mod backend;
+pub mod error;
+pub mod gpu;
+pub mod nqueens;
+pub mod run;
+pub mod selftest;
+
+pub use backend::{Backend, BackendChoice};
+pub use error::{Error, GpuError, Result};
+pub use run::RunControl;

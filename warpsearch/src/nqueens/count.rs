@@ -1,0 +1,153 @@
+//! Splitting the search into subproblems and running them on the CPU or the GPU.
+
+use super::{Counts, known, reference, validate};
+use crate::backend::Backend;
+use crate::error::{Error, GpuError, Result};
+use crate::gpu::{GpuDevice, step};
+use crate::run::RunControl;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use kernels::nqueens::{MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Threads per GPU block.
+const GPU_BLOCK: u32 = 128;
+/// Steps a GPU lane takes between two work-refill votes of its warp (see the kernel);
+/// `WARPSEARCH_STEPS_PER_POLL` overrides it for tuning runs.
+const GPU_STEPS_PER_POLL: u32 = 16;
+
+fn steps_per_poll() -> u32 {
+    std::env::var("WARPSEARCH_STEPS_PER_POLL").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(GPU_STEPS_PER_POLL)
+}
+
+/// Counts `n`-queens solutions on `backend`.
+pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Counts> {
+    validate(n)?;
+    let started = Instant::now();
+    if n < MIN_SYMMETRY_N {
+        let (total, unique, nodes) = reference::count_by_brute_force(n);
+        return Ok(finish(n, backend, started, total, unique, nodes));
+    }
+    let target = match backend {
+        Backend::Cpu(pool) => 512 * pool.current_num_threads() as u64,
+        Backend::Gpu(device) => 16 * gpu_resident_threads(device, n)? as u64,
+    };
+    let mut subproblems = Vec::new();
+    let prefix_nodes = enumerate_prefixes(n, split_depth(n, target), |s| subproblems.push(s));
+    let mut tally = match backend {
+        Backend::Cpu(pool) => run_cpu(pool, n, &subproblems, control)?,
+        Backend::Gpu(device) => run_gpu(device, n, &subproblems, control)?,
+    };
+    tally.nodes += prefix_nodes;
+    Ok(finish(n, backend, started, tally.total(), tally.unique(), tally.nodes))
+}
+
+fn finish(n: u32, backend: &Backend, started: Instant, total: u64, unique: u64, nodes: u64) -> Counts {
+    Counts {
+        n,
+        total,
+        unique,
+        backend: backend.kind(),
+        seconds: started.elapsed().as_secs_f64(),
+        nodes,
+        known_match: known(n).map(|expected| expected == (total, unique)),
+    }
+}
+
+/// The shallowest split that yields at least `target` subproblems (or the deepest allowed).
+fn split_depth(n: u32, target: u64) -> u32 {
+    let deepest = (n - 2).min(MAX_PREFIX_ROWS);
+    (2..=deepest)
+        .find(|&rows| {
+            let mut count = 0u64;
+            enumerate_prefixes(n, rows, |_| count += 1);
+            count >= target
+        })
+        .unwrap_or(deepest)
+}
+
+fn run_cpu(pool: &rayon::ThreadPool, n: u32, subproblems: &[Subproblem], control: &RunControl) -> Result<Tally> {
+    let progress = control.progress_bar(subproblems.len() as u64, &format!("{n}-queens (CPU)"));
+    let tally = pool.install(|| {
+        subproblems
+            .par_chunks(16)
+            .map(|chunk| {
+                let mut search = Search::new(n, [0u32; 32]);
+                for &subproblem in chunk {
+                    if control.cancelled() {
+                        return None;
+                    }
+                    search.load(subproblem);
+                    search.run();
+                }
+                progress.advance(chunk.len() as u64);
+                Some(search.tally)
+            })
+            .try_reduce(Tally::default, |mut a, b| {
+                a.add(&b);
+                Some(a)
+            })
+    });
+    progress.finish();
+    tally.ok_or(Error::Interrupted)
+}
+
+/// Threads the GPU keeps resident for the N-Queens kernel at this `n`.
+fn gpu_resident_threads(device: &GpuDevice, n: u32) -> Result<u32, GpuError> {
+    let function = device.function("warpsearch_nqueens")?;
+    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared_bytes(n))?;
+    Ok(blocks * GPU_BLOCK * device.multiprocessors)
+}
+
+/// Shared memory a block needs: one word per row for each thread's stack.
+fn shared_bytes(n: u32) -> usize {
+    4 * n as usize * GPU_BLOCK as usize
+}
+
+/// Launches over the subproblems in chunks: one launch for short runs, more for long ones so
+/// that progress is shown and Ctrl-C is honoured between launches.
+fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &RunControl) -> Result<Tally> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_nqueens")?;
+    let shared = shared_bytes(n);
+    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
+    let words: Vec<u64> = subproblems.iter().map(|s| s.0).collect();
+    let launches = match n {
+        0..=20 => 1,
+        21 => 8,
+        22 => 32,
+        _ => 128,
+    }
+    .min(words.len().div_ceil(blocks as usize * GPU_BLOCK as usize).max(1));
+    let steps = steps_per_poll();
+    let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
+    let counters = step("allocating counters", stream.alloc_zeros::<u32>(launches))?;
+    let tallies = step("allocating counters", stream.alloc_zeros::<u64>(4))?;
+    let progress = control.progress_bar(words.len() as u64, &format!("{n}-queens (GPU)"));
+    let chunk = words.len().div_ceil(launches);
+    for launch_index in 0..launches {
+        if control.cancelled() {
+            progress.finish();
+            return Err(Error::Interrupted);
+        }
+        let start = launch_index * chunk;
+        let end = (start + chunk).min(words.len());
+        let slice = device_words.slice(start..end);
+        let next = counters.slice(launch_index..launch_index + 1);
+        let count = (end - start) as u32;
+        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (GPU_BLOCK, 1, 1), shared_mem_bytes: shared as u32 };
+        let mut launch = stream.launch_builder(&function);
+        launch.arg(&n).arg(&slice).arg(&count).arg(&steps).arg(&next).arg(&tallies);
+        // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter
+        // and tallies, 4·n bytes of shared memory per thread, whole-warp blocks.
+        step("launching the N-Queens kernel", unsafe { launch.launch(config) })?;
+        if launches > 1 {
+            device.synchronize()?;
+            progress.advance(count as u64);
+        }
+    }
+    let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
+    device.synchronize()?;
+    progress.finish();
+    Ok(Tally { count2: result[0], count4: result[1], count8: result[2], nodes: result[3] })
+}

@@ -1,0 +1,80 @@
+//! What every long search shares: cancellation (Ctrl-C) and a progress bar.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How a running search learns it should stop, and whether it may draw progress.
+#[derive(Clone, Debug, Default)]
+pub struct RunControl {
+    cancel: Option<Arc<AtomicBool>>,
+    /// Draw a progress bar on stderr for runs longer than about a second (only on a terminal).
+    pub progress: bool,
+}
+
+impl RunControl {
+    /// No cancellation, no progress bar: for library callers and tests.
+    pub fn quiet() -> RunControl {
+        RunControl::default()
+    }
+
+    /// Stops the search when `flag` becomes true (the CLI sets it from Ctrl-C).
+    pub fn with_cancel(mut self, flag: Arc<AtomicBool>) -> RunControl {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// Enables or disables the progress bar.
+    pub fn with_progress(mut self, progress: bool) -> RunControl {
+        self.progress = progress;
+        self
+    }
+
+    /// True once the run has been asked to stop.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// A progress counter for `total` units of work, labelled `what`.
+    pub fn progress_bar(&self, total: u64, what: &str) -> Progress {
+        let enabled = self.progress && std::io::stderr().is_terminal();
+        let bar = enabled.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+            let style = ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg} ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar.set_prefix(what.to_string());
+            bar
+        });
+        Progress { bar, started: Instant::now(), shown: AtomicBool::new(false) }
+    }
+}
+
+/// A progress bar that appears only once a run has lasted a second.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    /// Records `done` more units of work.
+    pub fn advance(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(done);
+            if !self.shown.load(Ordering::Relaxed) && self.started.elapsed() > Duration::from_secs(1) {
+                self.shown.store(true, Ordering::Relaxed);
+                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            }
+        }
+    }
+
+    /// Removes the bar from the terminal.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

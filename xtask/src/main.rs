@@ -1,0 +1,224 @@
+//! `cargo xtask`: the project's build and test driver.
+//!
+//! ```text
+//! cargo xtask run <args…>     release build, then run the warpsearch CLI with <args…>
+//! cargo xtask test            fmt check, clippy -D warnings, PTX build, ptxas (sm_80, sm_90), cargo test
+//! cargo xtask ptx             write target/ptx/kernels.ptx and the ptxas -v reports
+//! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
+//! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
+//! ```
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
+const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+/// Architectures the PTX must assemble for.
+const PTXAS_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("run") => run(&args[1..]),
+        Some("test") => test(),
+        Some("ptx") => ptx().map(|_| ()),
+        Some("bench") => bench(&args[1..]),
+        Some("carry") => carry(),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|carry>".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the workspace root").to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut command = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+fn status(command: &mut Command, what: &str) -> Result {
+    eprintln!("xtask: {what}");
+    let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+}
+
+/// The nightly named in kernels/rust-toolchain.toml.
+fn pinned_nightly() -> Result<String> {
+    let text = fs::read_to_string(root().join("kernels/rust-toolchain.toml")).map_err(|e| e.to_string())?;
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("channel"))
+        .filter_map(|rest| rest.split('"').nth(1))
+        .map(str::to_string)
+        .next()
+        .ok_or_else(|| "kernels/rust-toolchain.toml names no channel".into())
+}
+
+/// Makes sure the pinned nightly with rust-src is installed, installing it when missing.
+fn ensure_nightly() -> Result {
+    let toolchain = pinned_nightly()?;
+    let installed = Command::new("rustup")
+        .args(["component", "list", "--installed", "--toolchain", &toolchain])
+        .output()
+        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("rust-src"))
+        .unwrap_or(false);
+    if installed {
+        return Ok(());
+    }
+    // In the folder of kernels/rust-toolchain.toml, `rustup toolchain install` installs what it
+    // names, components included.
+    status(Command::new("rustup").args(["toolchain", "install"]).current_dir(root().join("kernels")), &format!("installing {toolchain} (for the GPU kernels)"))
+}
+
+/// Builds the release binary; with `require_ptx`, a PTX build failure is an error.
+fn build_release(require_ptx: bool) -> Result<PathBuf> {
+    let mut command = cargo();
+    command.args(["build", "--release", "--package", "warpsearch"]);
+    if require_ptx {
+        command.env("WARPSEARCH_REQUIRE_PTX", "1");
+    }
+    status(&mut command, "building warpsearch (release)")?;
+    Ok(root().join("target/release/warpsearch"))
+}
+
+fn run(args: &[String]) -> Result {
+    let gpu_ready = match ensure_nightly() {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("xtask: warning: {why}; building without GPU kernels (CPU only)");
+            false
+        }
+    };
+    let binary = build_release(gpu_ready)?;
+    let status = Command::new(binary).args(args).status().map_err(|e| e.to_string())?;
+    std::process::exit(status.code().unwrap_or(1));
+}
+
+fn bench(args: &[String]) -> Result {
+    let mut full = vec!["bench".to_string()];
+    full.extend_from_slice(args);
+    run(&full)
+}
+
+fn test() -> Result {
+    status(cargo().args(["fmt", "--all", "--", "--check"]), "cargo fmt --check")?;
+    ensure_nightly()?;
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    status(&mut clippy, "cargo clippy -D warnings")?;
+    ptx()?;
+    let mut tests = cargo();
+    tests.args(["test", "--workspace", "--release"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    status(&mut tests, "cargo test --workspace --release")
+}
+
+/// Builds the PTX, assembles it with ptxas for every target architecture, fails on spills or
+/// local-memory stack frames, and writes the PTX and reports under target/ptx/.
+fn ptx() -> Result<PathBuf> {
+    ensure_nightly()?;
+    let mut build = cargo();
+    build.args(["build", "--package", "warpsearch"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    status(&mut build, "building the PTX")?;
+    let source = root().join("target/kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.s");
+    let out_dir = root().join("target/ptx");
+    fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let ptx = out_dir.join("kernels.ptx");
+    fs::copy(&source, &ptx).map_err(|e| format!("{}: {e}", source.display()))?;
+    let ptxas = ensure_ptxas()?;
+    for arch in PTXAS_ARCHS {
+        let output = Command::new(&ptxas)
+            .args([&format!("-arch={arch}"), "-v", "-o"])
+            .arg(out_dir.join(format!("kernels.{arch}.cubin")))
+            .arg(&ptx)
+            .output()
+            .map_err(|e| format!("running ptxas: {e}"))?;
+        let report = String::from_utf8_lossy(&output.stderr).to_string();
+        fs::write(out_dir.join(format!("ptxas-{arch}.txt")), &report).map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!("ptxas -arch={arch} failed:\n{report}"));
+        }
+        check_ptxas_report(arch, &report)?;
+    }
+    eprintln!("xtask: PTX at {} (ptxas reports beside it)", ptx.display());
+    Ok(ptx)
+}
+
+/// Every kernel must have no spills and no stack frame (nothing in local memory).
+fn check_ptxas_report(arch: &str, report: &str) -> Result {
+    let mut kernel = "?";
+    for line in report.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            kernel = rest.split('\'').next().unwrap_or("?");
+        }
+        if line.contains("bytes stack frame") {
+            let numbers: Vec<u64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            if numbers.iter().any(|&n| n != 0) {
+                return Err(format!("{kernel} on {arch} uses local memory: {}", line.trim()));
+            }
+        }
+        if line.contains("Used") && line.contains("registers") {
+            eprintln!("xtask: {arch} {kernel}: {}", line.trim().trim_start_matches("ptxas info    : "));
+        }
+    }
+    Ok(())
+}
+
+/// ptxas from the PyPI wheel in .tools/, downloaded on first use.
+fn ensure_ptxas() -> Result<PathBuf> {
+    let tools = root().join(".tools");
+    let ptxas = tools.join("nvidia/cuda_nvcc/bin/ptxas");
+    if ptxas.exists() {
+        return Ok(ptxas);
+    }
+    let wheels = tools.join("wheels");
+    status(
+        Command::new("python3").args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d"]).arg(&wheels).arg(PTXAS_WHEEL),
+        &format!("downloading ptxas ({PTXAS_WHEEL}) into .tools/"),
+    )?;
+    let extract = "import sys, zipfile, glob\n\
+        wheel = glob.glob(sys.argv[1] + '/nvidia_cuda_nvcc_cu12-*.whl')[0]\n\
+        zipfile.ZipFile(wheel).extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])";
+    status(Command::new("python3").args(["-c", extract]).arg(&wheels).arg(&tools), "extracting ptxas")?;
+    make_executable(&ptxas)?;
+    Ok(ptxas)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result {
+    Ok(())
+}
+
+/// Prepares carry/ (git-ignored) for the GPU machine: the release binary and the device scripts.
+fn carry() -> Result {
+    ensure_nightly()?;
+    let binary = build_release(true)?;
+    let carry = root().join("carry");
+    fs::create_dir_all(&carry).map_err(|e| e.to_string())?;
+    fs::copy(&binary, carry.join("warpsearch")).map_err(|e| e.to_string())?;
+    for entry in fs::read_dir(root().join("scripts")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "sh") {
+            fs::copy(&path, carry.join(path.file_name().expect("a file"))).map_err(|e| e.to_string())?;
+        }
+    }
+    eprintln!("xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device-nqueens.sh`");
+    Ok(())
+}
