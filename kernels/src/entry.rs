@@ -61,7 +61,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
 ///
 /// Every thread runs a [`Search`] with its stack in shared memory (`4·n` bytes a thread). A
 /// thread whose search is idle takes the next subproblem from `next` — one atomic per warp for
-/// all the lanes that need work — and then runs up to `steps_per_poll` steps before the warp
+/// all the lanes that need work — and then places up to `steps_per_poll` queens before the warp
 /// meets again, so lanes are refilled while their neighbours are still busy. At the end each
 /// warp adds its counts to `tallies` = [count2, count4, count8, nodes].
 ///
@@ -97,10 +97,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
         if Lanes::this_lane(exhausted).all() {
             break;
         }
-        let mut steps = 0;
-        while steps < steps_per_poll && search.step() {
-            steps += 1;
-        }
+        search.advance(steps_per_poll);
     }
     let tally = search.tally;
     // Four calls rather than a loop over an array: a loop that is not unrolled would put the

@@ -13,14 +13,16 @@ pub trait Slab {
     fn set(&mut self, index: u32, value: u32);
 }
 
-impl<const N: usize> Slab for [u32; N] {
+/// The CPU slab: 32 words, enough for any board the searches accept. Indices are taken
+/// modulo 32, which costs one `and` and lets the compiler drop the bounds check.
+impl Slab for [u32; 32] {
     #[inline(always)]
     fn get(&self, index: u32) -> u32 {
-        self[index as usize]
+        self[(index % 32) as usize]
     }
     #[inline(always)]
     fn set(&mut self, index: u32, value: u32) {
-        self[index as usize] = value;
+        self[(index % 32) as usize] = value;
     }
 }
 

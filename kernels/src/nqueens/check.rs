@@ -1,7 +1,20 @@
 //! The leaf check of interior solutions: compare the board with its rotations.
 
 use super::Rules;
+use crate::bits::lowest_bit;
 use crate::slab::Slab;
+
+/// The board as the check reads it: row `r`'s queen as a one-bit column mask.
+struct Queens<'a, S: Slab>(&'a S);
+
+impl<S: Slab> Queens<'_, S> {
+    /// The search's stack word of a row holds the candidates it had when its queen was chosen;
+    /// the queen is the lowest of them.
+    #[inline(always)]
+    fn get(&self, row: u32) -> u32 {
+        lowest_bit(self.0.get(row))
+    }
+}
 
 /// What the rotations of a complete interior board say about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,12 +29,16 @@ pub enum Symmetry {
     Duplicate,
 }
 
-/// Compares the board (`board[r]` = one-bit column mask of row r's queen) with its 90°, 180°
+/// Compares the board (row r's queen is the lowest bit of `board[r]`) with its 90°, 180°
 /// and 270° rotations in the order used by the search, which visits a class at its smallest
 /// member. Each comparison walks the rows of both boards in step and stops at the first
 /// difference; it only needs to run at leaves, where every row holds a queen.
-#[inline(always)]
+// Inlined on the GPU (a call there spills the caller's registers to the stack); kept out of
+// line on the CPU, where it would only bloat the hot loop of the search.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
 pub fn classify<S: Slab>(board: &S, rules: &Rules) -> Symmetry {
+    let board = Queens(board);
     let last = rules.last_row();
     // 90°: only possible when the queen of row bound2 is in column 0.
     if board.get(rules.bound2) == 1 {

@@ -57,6 +57,10 @@ pub struct Rules {
     pub bound2: u32,
     /// Interior: columns 0 and n−1.
     side_mask: u32,
+    /// Columns excluded above row `bound1`: column 1 (corner) or both sides (interior).
+    early_exclude: u32,
+    /// The row at which an interior search needs the sides taken (`bound2`); never for corners.
+    side_rule_row: u32,
     /// Interior: columns that row n−1 may not use (`bound1` columns on each side).
     last_mask: u32,
     /// Column n−1.
@@ -79,6 +83,14 @@ impl Rules {
             bound1,
             bound2: n - 1 - bound1,
             side_mask: top_bit | 1,
+            early_exclude: match kind {
+                Kind::Corner => 2,
+                Kind::Interior => top_bit | 1,
+            },
+            side_rule_row: match kind {
+                Kind::Corner => u32::MAX,
+                Kind::Interior => n - 1 - bound1,
+            },
             last_mask: (low | (low << (n - bound1))) & mask,
             top_bit,
             end_bit: top_bit >> bound1,
@@ -93,27 +105,25 @@ impl Rules {
 
     /// The columns of `row` (not the last) that the symmetry rules allow, given the free
     /// columns `free` and the columns `down` already taken. Zero prunes the row.
+    ///
+    /// Corner: column 1 is out above row `bound1` (else the mirror image is the smaller one).
+    /// Interior: the sides are out above row `bound1` (a queen there would sit on a side
+    /// "earlier" than row 0's); at row `bound2` the sides must already be taken, or be taken
+    /// now. Written with selects rather than branches: on the GPU every lane of a warp runs
+    /// the same instructions whatever its row and kind.
     #[inline(always)]
     pub fn filter(&self, row: u32, free: u32, down: u32) -> u32 {
-        match self.kind {
-            // Column 1 above row `bound1` would make the mirror image the smaller one.
-            Kind::Corner if row < self.bound1 => free & !2,
-            Kind::Corner => free,
-            // Above row bound1 the sides are out: a queen there would be on a side "earlier"
-            // than row 0's. At row bound2 the sides must already be taken, or be taken now.
-            Kind::Interior if row < self.bound1 => free & !self.side_mask,
-            Kind::Interior if row == self.bound2 => {
-                let taken = down & self.side_mask;
-                if taken == 0 {
-                    0
-                } else if taken != self.side_mask {
-                    free & self.side_mask
-                } else {
-                    free
-                }
-            }
-            Kind::Interior => free,
-        }
+        let early = if row < self.bound1 { self.early_exclude } else { 0 };
+        let taken = down & self.side_mask;
+        let sides = if taken == 0 {
+            0
+        } else if taken != self.side_mask {
+            self.side_mask
+        } else {
+            u32::MAX
+        };
+        let at_rule_row = if row == self.side_rule_row { sides } else { u32::MAX };
+        free & !early & at_rule_row
     }
 }
 
@@ -146,7 +156,7 @@ impl Tally {
         self.count8 += other.count8;
         self.nodes += other.nodes;
     }
-    /// Records one leaf of the given symmetry class.
+    /// Records one interior leaf of the given symmetry class.
     #[inline(always)]
     fn record(&mut self, symmetry: Symmetry) {
         match symmetry {
@@ -201,7 +211,10 @@ impl Attacks {
 
 /// The depth-first search of one subproblem, advanced one step at a time.
 ///
-/// `board` holds, for each row above `row`, the one-bit mask of its queen's column.
+/// The stack is one word per row: for each row above `row`, the candidates that row had
+/// when its queen was chosen. Candidates are tried lowest first, so the queen is the lowest
+/// bit of that word and the candidates still to try are the bits above it: backing up needs
+/// one load and no recomputation. (Rows of the subproblem's prefix hold just their queen.)
 pub struct Search<S: Slab> {
     rules: Rules,
     /// The row whose remaining candidates are in `candidates`.
@@ -213,6 +226,8 @@ pub struct Search<S: Slab> {
     /// Columns of `row` still to try.
     candidates: u32,
     board: S,
+    /// An interior leaf whose symmetry check is still to be done (see [`Search::advance`]).
+    pending_check: bool,
     /// What this search has found so far (across every subproblem it was loaded with).
     pub tally: Tally,
 }
@@ -228,6 +243,7 @@ impl<S: Slab> Search<S> {
             attacks: Attacks::EMPTY,
             candidates: 0,
             board,
+            pending_check: false,
             tally: Tally::default(),
         }
     }
@@ -235,7 +251,7 @@ impl<S: Slab> Search<S> {
     /// True when the loaded subproblem is finished (or none was loaded).
     #[inline(always)]
     pub fn is_idle(&self) -> bool {
-        self.candidates == 0 && self.row == self.start
+        self.candidates == 0 && self.row == self.start && !self.pending_check
     }
 
     /// Starts on `subproblem`: places its queens and computes the first free row's candidates.
@@ -254,66 +270,94 @@ impl<S: Slab> Search<S> {
         self.candidates = self.rules.filter(rows, self.attacks.free(self.rules.mask), self.attacks.down);
     }
 
-    /// One step: place the next candidate queen of the current row (descending, or counting
-    /// at the last row), or backtrack one row. Returns false once the subproblem is done.
+    /// Places up to `budget` queens, backing up as needed in between. Returns false once the
+    /// subproblem is exhausted.
+    ///
+    /// Every iteration first backs up to a row that still has a candidate (a short loop,
+    /// often empty), then places exactly one queen. On the GPU this keeps the lanes of a warp
+    /// on the same instructions most of the time; the rules for that, learnt by measurement
+    /// (`docs/notes/nqueens-gpu.md`):
+    /// - "back up" and "place" are not separate steps (a warp would run both every step);
+    /// - nothing with loops of its own runs inside the loop: an interior leaf that needs the
+    ///   rotation check ends the call early and is checked at the start of the next one,
+    ///   because a lane branching out to it would wait for the whole warp's budget;
+    /// - the scalar state lives in locals (on the CPU the struct, which holds the stack array,
+    ///   would otherwise keep it in memory).
     #[inline(always)]
-    pub fn step(&mut self) -> bool {
-        if self.candidates == 0 {
-            if self.row == self.start {
-                return false;
+    pub fn advance(&mut self, budget: u32) -> bool {
+        if self.pending_check {
+            self.pending_check = false;
+            self.tally.record(check::classify(&self.board, &self.rules));
+        }
+        let rules = self.rules;
+        let start = self.start;
+        let mut row = self.row;
+        let mut attacks = self.attacks;
+        let mut candidates = self.candidates;
+        let mut placed = 0u32;
+        let mut corner_leaves = 0u32;
+        let mut alive = true;
+        while placed < budget {
+            // Back up to a row that still has a candidate.
+            while candidates == 0 {
+                if row == start {
+                    alive = false;
+                    break;
+                }
+                row -= 1;
+                let tried = self.board.get(row);
+                let bit = lowest_bit(tried);
+                attacks = attacks.unplace(bit);
+                candidates = tried ^ bit;
             }
-            // Back up one row: undo its queen and resume with the columns to its left.
-            self.row -= 1;
-            let bit = self.board.get(self.row);
-            self.attacks = self.attacks.unplace(bit);
-            let later = !(bit | (bit - 1));
-            let free = self.attacks.free(self.rules.mask);
-            self.candidates = self.rules.filter(self.row, free, self.attacks.down) & later;
-            return true;
-        }
-        let bit = lowest_bit(self.candidates);
-        self.candidates ^= bit;
-        self.tally.nodes += 1;
-        let attacks = self.attacks.place(bit);
-        let next = self.row + 1;
-        let free = attacks.free(self.rules.mask);
-        if next == self.rules.last_row() {
-            if free != 0 {
-                self.finish(bit, free);
+            if !alive {
+                break;
             }
-            return true;
+            // Place the lowest candidate: a leaf at the last row, else descend if allowed.
+            placed += 1;
+            let tried = candidates;
+            let bit = lowest_bit(tried);
+            candidates ^= bit;
+            let next_attacks = attacks.place(bit);
+            let next = row + 1;
+            let free = next_attacks.free(rules.mask);
+            if next == rules.last_row() {
+                // The last row has at most one free column; a queen there completes a board.
+                let complete = (free != 0) as u32;
+                placed += complete;
+                match rules.kind {
+                    Kind::Corner => corner_leaves += complete,
+                    Kind::Interior => {
+                        if complete != 0 && free & rules.last_mask == 0 {
+                            self.board.set(row, bit);
+                            self.board.set(rules.last_row(), free);
+                            self.pending_check = true;
+                            break;
+                        }
+                    }
+                }
+            } else {
+                let allowed = rules.filter(next, free, next_attacks.down);
+                if allowed != 0 {
+                    self.board.set(row, tried);
+                    row = next;
+                    attacks = next_attacks;
+                    candidates = allowed;
+                }
+            }
         }
-        let allowed = self.rules.filter(next, free, attacks.down);
-        if allowed != 0 {
-            self.board.set(self.row, bit);
-            self.row = next;
-            self.attacks = attacks;
-            self.candidates = allowed;
-        }
-        true
+        self.row = row;
+        self.attacks = attacks;
+        self.candidates = candidates;
+        self.tally.nodes += placed as u64;
+        self.tally.count8 += corner_leaves as u64;
+        alive || self.pending_check
     }
 
     /// Runs the loaded subproblem to the end.
     #[inline(always)]
     pub fn run(&mut self) {
-        while self.step() {}
-    }
-
-    /// A complete board: row `last − 1` at `bit`, the last row's only free column `last`.
-    #[inline(always)]
-    fn finish(&mut self, bit: u32, last: u32) {
-        self.tally.nodes += 1;
-        match self.rules.kind {
-            Kind::Corner => self.tally.count8 += 1,
-            Kind::Interior => {
-                if last & self.rules.last_mask == 0 {
-                    self.board.set(self.row, bit);
-                    self.board.set(self.rules.last_row(), last);
-                    let symmetry = check::classify(&self.board, &self.rules);
-                    self.tally.record(symmetry);
-                }
-            }
-        }
+        while self.advance(1 << 20) {}
     }
 }
 

@@ -10,14 +10,26 @@ use kernels::nqueens::{MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tall
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Threads per GPU block.
+/// Threads per GPU block (`WARPSEARCH_BLOCK` overrides it for tuning runs).
 const GPU_BLOCK: u32 = 128;
+/// Subproblems per resident GPU thread the split aims for (`WARPSEARCH_SPLIT` overrides it).
+const GPU_SUBPROBLEMS_PER_THREAD: u64 = 4;
 /// Steps a GPU lane takes between two work-refill votes of its warp (see the kernel);
 /// `WARPSEARCH_STEPS_PER_POLL` overrides it for tuning runs.
 const GPU_STEPS_PER_POLL: u32 = 16;
 
+/// A positive integer from the environment, for tuning runs; `default` otherwise.
+fn tuning<T: std::str::FromStr + PartialOrd + Default>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| *v > T::default()).unwrap_or(default)
+}
+
 fn steps_per_poll() -> u32 {
-    std::env::var("WARPSEARCH_STEPS_PER_POLL").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(GPU_STEPS_PER_POLL)
+    tuning("WARPSEARCH_STEPS_PER_POLL", GPU_STEPS_PER_POLL)
+}
+
+fn gpu_block() -> u32 {
+    // Whole warps only: the kernel's collectives need every lane of a warp.
+    tuning("WARPSEARCH_BLOCK", GPU_BLOCK).next_multiple_of(32)
 }
 
 /// Counts `n`-queens solutions on `backend`.
@@ -30,10 +42,9 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     }
     let target = match backend {
         Backend::Cpu(pool) => 512 * pool.current_num_threads() as u64,
-        Backend::Gpu(device) => 16 * gpu_resident_threads(device, n)? as u64,
+        Backend::Gpu(device) => tuning("WARPSEARCH_SPLIT", GPU_SUBPROBLEMS_PER_THREAD) * gpu_resident_threads(device, n)? as u64,
     };
-    let mut subproblems = Vec::new();
-    let prefix_nodes = enumerate_prefixes(n, split_depth(n, target), |s| subproblems.push(s));
+    let (subproblems, prefix_nodes) = split(n, target);
     let mut tally = match backend {
         Backend::Cpu(pool) => run_cpu(pool, n, &subproblems, control)?,
         Backend::Gpu(device) => run_gpu(device, n, &subproblems, control)?,
@@ -54,16 +65,20 @@ fn finish(n: u32, backend: &Backend, started: Instant, total: u64, unique: u64, 
     }
 }
 
-/// The shallowest split that yields at least `target` subproblems (or the deepest allowed).
-fn split_depth(n: u32, target: u64) -> u32 {
+/// The subproblems of the shallowest split that yields at least `target` of them (or of the
+/// deepest split allowed), with the queens placed while enumerating them. Shallower splits
+/// are much smaller, so trying them first costs little.
+fn split(n: u32, target: u64) -> (Vec<Subproblem>, u64) {
     let deepest = (n - 2).min(MAX_PREFIX_ROWS);
-    (2..=deepest)
-        .find(|&rows| {
-            let mut count = 0u64;
-            enumerate_prefixes(n, rows, |_| count += 1);
-            count >= target
-        })
-        .unwrap_or(deepest)
+    let mut rows = 2;
+    loop {
+        let mut subproblems = Vec::new();
+        let nodes = enumerate_prefixes(n, rows, |s| subproblems.push(s));
+        if subproblems.len() as u64 >= target || rows >= deepest {
+            return (subproblems, nodes);
+        }
+        rows += 1;
+    }
 }
 
 fn run_cpu(pool: &rayon::ThreadPool, n: u32, subproblems: &[Subproblem], control: &RunControl) -> Result<Tally> {
@@ -95,13 +110,13 @@ fn run_cpu(pool: &rayon::ThreadPool, n: u32, subproblems: &[Subproblem], control
 /// Threads the GPU keeps resident for the N-Queens kernel at this `n`.
 fn gpu_resident_threads(device: &GpuDevice, n: u32) -> Result<u32, GpuError> {
     let function = device.function("warpsearch_nqueens")?;
-    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared_bytes(n))?;
-    Ok(blocks * GPU_BLOCK * device.multiprocessors)
+    let blocks = device.resident_blocks(&function, gpu_block(), shared_bytes(n))?;
+    Ok(blocks * gpu_block() * device.multiprocessors)
 }
 
 /// Shared memory a block needs: one word per row for each thread's stack.
 fn shared_bytes(n: u32) -> usize {
-    4 * n as usize * GPU_BLOCK as usize
+    4 * n as usize * gpu_block() as usize
 }
 
 /// Launches over the subproblems in chunks: one launch for short runs, more for long ones so
@@ -110,7 +125,8 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens")?;
     let shared = shared_bytes(n);
-    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
+    let block = gpu_block();
+    let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
     let words: Vec<u64> = subproblems.iter().map(|s| s.0).collect();
     let launches = match n {
         0..=20 => 1,
@@ -118,7 +134,7 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         22 => 32,
         _ => 128,
     }
-    .min(words.len().div_ceil(blocks as usize * GPU_BLOCK as usize).max(1));
+    .min(words.len().div_ceil(blocks as usize * block as usize).max(1));
     let steps = steps_per_poll();
     let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
     let counters = step("allocating counters", stream.alloc_zeros::<u32>(launches))?;
@@ -135,7 +151,7 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         let slice = device_words.slice(start..end);
         let next = counters.slice(launch_index..launch_index + 1);
         let count = (end - start) as u32;
-        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (GPU_BLOCK, 1, 1), shared_mem_bytes: shared as u32 };
+        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let mut launch = stream.launch_builder(&function);
         launch.arg(&n).arg(&slice).arg(&count).arg(&steps).arg(&next).arg(&tallies);
         // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter
