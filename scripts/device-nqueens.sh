@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine from the repository root, after `cargo xtask carry`:
-# selftest on the GPU, N-Queens counts for N = 4..22 on the GPU, a timing table, a CPU check.
+# The N-Queens measurement on the GPU machine (after `cargo xtask carry`):
+# GPU self-test, a sweep of the back-up knob, the timing table N=4..21 with the best setting,
+# N=22, and the CPU backend on the machine's cores. Logs go to $OUT when it is set.
 set -u
 B=carry/warpsearch
+LOG=${OUT:-/tmp}/nqueens-device.log
+exec > >(tee "$LOG") 2>&1
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; date -u
-echo "== selftest --backend gpu"; $B selftest --backend gpu | tail -3
-echo "== counts N=4..17 on the GPU (json)"
-for n in $(seq 4 17); do $B nqueens $n --backend gpu --json 2>/dev/null; done
-echo "== steps-per-poll sweep at N=19"
-for s in 4 8 16 32 64; do echo -n "steps=$s "; WARPSEARCH_STEPS_PER_POLL=$s $B nqueens 19 --backend gpu --json 2>/dev/null; done
-echo "== bench N=16..21 on the GPU"; timeout 300 $B bench nqueens --from 16 --to 21 --repeat 3 --backend gpu
-echo "== N=22 on the GPU"; timeout 200 $B nqueens 22 --backend gpu
-echo "== CPU backend on this machine (16 cores), N=16"; $B nqueens 16 --backend cpu
+echo "== selftest"; $B selftest --backend gpu | tail -1
+q() { n=$1; shift; env "$@" $B nqueens $n --backend gpu --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["known_match"], round(d["seconds"],3))'; }
+best=1; best_t=1e9
+for k in 1 2 4 32; do
+  r=$(q 20 WARPSEARCH_BACK_UPS=$k); echo "N=20 back_ups=$k: $r"
+  t=${r#* }; if python3 -c "import sys; sys.exit(0 if $t < $best_t else 1)"; then best=$k; best_t=$t; fi
+done
+echo "best back_ups=$best"
+export WARPSEARCH_BACK_UPS=$best
+echo "== bench N=4..20 (median of 3)"; $B bench nqueens --from 4 --to 20 --repeat 3 --backend gpu
+echo "== N=21"; $B nqueens 21 --backend gpu
+echo "== N=22"; timeout 400 $B nqueens 22 --backend gpu
+echo "== CPU backend, all cores"; $B bench nqueens --from 15 --to 17 --repeat 1 --backend cpu

@@ -355,19 +355,19 @@ impl<S: Slab> Search<S> {
     /// Runs up to `budget` iterations of the search. Returns false once the subproblem is
     /// exhausted.
     ///
-    /// An iteration backs up one row if the current row has no candidate left, then places
-    /// the lowest candidate if there is one. The rules behind this shape were learnt by
+    /// An iteration backs up (at most `max_back_ups` rows) while the current row has no
+    /// candidate left, then places the lowest candidate if there is one. The rules behind this shape were learnt by
     /// measurement on the GPU (`docs/notes/nqueens-gpu.md`):
     /// - "back up" and "place" share an iteration, and an iteration backs up at most once, so
-    ///   the lanes of a warp stay on the same instructions and no lane waits for another's
-    ///   long chain of back-ups;
+    ///   the lanes of a warp stay on the same instructions; `max_back_ups` bounds how long a
+    ///   warp can wait for one lane's chain of back-ups (the CPU passes `u32::MAX`);
     /// - rows n−2 and n−1 are counted in closed form ([`Self::finish_two_rows`]);
     /// - nothing with loops of its own runs inside the loop: an interior board that needs
     ///   the rotation check ends the call early and is checked at the start of the next one;
     /// - the scalar state lives in locals (on the CPU the struct, which holds the stack array,
     ///   would otherwise keep it in memory).
     #[inline(always)]
-    pub fn advance(&mut self, budget: u32) -> bool {
+    pub fn advance(&mut self, budget: u32, max_back_ups: u32) -> bool {
         if self.has_pending() {
             self.settle();
         }
@@ -380,16 +380,21 @@ impl<S: Slab> Search<S> {
         let mut corner_leaves = 0u32;
         let mut alive = true;
         for _ in 0..budget {
-            if candidates == 0 {
+            let mut back_ups = 0;
+            while candidates == 0 && back_ups < max_back_ups {
                 if row == start {
                     alive = false;
                     break;
                 }
+                back_ups += 1;
                 row -= 1;
                 let tried = self.board.get(row);
                 let bit = lowest_bit(tried);
                 attacks = attacks.unplace(bit);
                 candidates = tried ^ bit;
+            }
+            if !alive {
+                break;
             }
             if candidates != 0 {
                 placed += 1;
@@ -428,7 +433,7 @@ impl<S: Slab> Search<S> {
     /// Runs the loaded subproblem to the end.
     #[inline(always)]
     pub fn run(&mut self) {
-        while self.advance(1 << 20) {}
+        while self.advance(1 << 20, u32::MAX) {}
     }
 }
 
