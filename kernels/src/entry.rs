@@ -61,8 +61,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
 ///
 /// Every thread runs a [`Search`] with its stack in shared memory (`4·n` bytes a thread). A
 /// thread whose search is idle takes the next subproblem from `next` — one atomic per warp for
-/// all the lanes that need work — and then runs up to `steps_per_poll` iterations (each backing up at most `max_back_ups`
-/// rows) before the warp
+/// all the lanes that need work — and then places up to `steps_per_poll` queens before the warp
 /// meets again, so lanes are refilled while their neighbours are still busy. At the end each
 /// warp adds its counts to `tallies` = [count2, count4, count8, nodes].
 ///
@@ -74,7 +73,6 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
     subproblems: *const u64,
     count: u32,
     steps_per_poll: u32,
-    max_back_ups: u32,
     next: *const AtomicU32,
     tallies: *const AtomicU64,
 ) {
@@ -99,7 +97,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
         if Lanes::this_lane(exhausted).all() {
             break;
         }
-        search.advance(steps_per_poll, max_back_ups);
+        search.advance(steps_per_poll);
     }
     let tally = search.tally;
     // Four calls rather than a loop over an array: a loop that is not unrolled would put the

@@ -61,8 +61,6 @@ pub struct Rules {
     early_exclude: u32,
     /// The row at which an interior search needs the sides taken (`bound2`); never for corners.
     side_rule_row: u32,
-    /// Bit `r` set for each row `r` where [`Rules::filter`] can change anything.
-    filter_rows: u32,
     /// Interior: columns that row n−1 may not use (`bound1` columns on each side).
     last_mask: u32,
     /// Column n−1.
@@ -92,10 +90,6 @@ impl Rules {
             side_rule_row: match kind {
                 Kind::Corner => u32::MAX,
                 Kind::Interior => n - 1 - bound1,
-            },
-            filter_rows: match kind {
-                Kind::Corner => low,
-                Kind::Interior => low | 1 << (n - 1 - bound1),
             },
             last_mask: (low | (low << (n - bound1))) & mask,
             top_bit,
@@ -130,15 +124,6 @@ impl Rules {
         };
         let at_rule_row = if row == self.side_rule_row { sides } else { u32::MAX };
         free & !early & at_rule_row
-    }
-}
-
-impl Rules {
-    /// [`filter`](Self::filter), skipped on the rows where it changes nothing (most of them):
-    /// a branch that a warp almost always takes the same way is cheaper than the selects.
-    #[inline(always)]
-    pub fn allowed(&self, row: u32, free: u32, down: u32) -> u32 {
-        if (self.filter_rows >> row) & 1 != 0 { self.filter(row, free, down) } else { free }
     }
 }
 
@@ -241,11 +226,8 @@ pub struct Search<S: Slab> {
     /// Columns of `row` still to try.
     candidates: u32,
     board: S,
-    /// Interior boards whose symmetry check is still to be done (see [`Search::advance`]):
-    /// up to two (queen of row n−2, queen of row n−1) pairs; zero where none. Two fields,
-    /// not an array, so that they stay in registers on the GPU.
-    pending_first: (u32, u32),
-    pending_second: (u32, u32),
+    /// An interior leaf whose symmetry check is still to be done (see [`Search::advance`]).
+    pending_check: bool,
     /// What this search has found so far (across every subproblem it was loaded with).
     pub tally: Tally,
 }
@@ -261,8 +243,7 @@ impl<S: Slab> Search<S> {
             attacks: Attacks::EMPTY,
             candidates: 0,
             board,
-            pending_first: (0, 0),
-            pending_second: (0, 0),
+            pending_check: false,
             tally: Tally::default(),
         }
     }
@@ -270,7 +251,7 @@ impl<S: Slab> Search<S> {
     /// True when the loaded subproblem is finished (or none was loaded).
     #[inline(always)]
     pub fn is_idle(&self) -> bool {
-        self.candidates == 0 && self.row == self.start && !self.has_pending()
+        self.candidates == 0 && self.row == self.start && !self.pending_check
     }
 
     /// Starts on `subproblem`: places its queens and computes the first free row's candidates.
@@ -286,90 +267,27 @@ impl<S: Slab> Search<S> {
         }
         self.row = rows;
         self.start = rows;
-        if rows + 2 == self.rules.n {
-            // Only the last two rows are left: count them now.
-            let (placed, complete) = self.finish_two_rows(self.attacks);
-            self.tally.nodes += placed as u64;
-            self.tally.count8 += complete as u64;
-            self.candidates = 0;
-        } else {
-            self.candidates = self.rules.filter(rows, self.attacks.free(self.rules.mask), self.attacks.down);
-        }
+        self.candidates = self.rules.filter(rows, self.attacks.free(self.rules.mask), self.attacks.down);
     }
 
-    fn has_pending(&self) -> bool {
-        self.pending_first.0 | self.pending_second.0 != 0
-    }
-
-    /// Counts the completions of rows n−2 and n−1 given the attacks on row n−2, without
-    /// placing them one by one. With n−2 columns taken, row n−2 has at most two free columns
-    /// p and q; a completion is p with q still free in the last row, or q with p. Returns
-    /// (queens placed, corner completions); interior completions that need the rotation
-    /// check are left in `pending`.
-    #[inline(always)]
-    fn finish_two_rows(&mut self, attacks: Attacks) -> (u32, u32) {
-        let rules = &self.rules;
-        let below = rules.n - 2;
-        let allowed = rules.allowed(below, attacks.free(rules.mask), attacks.down);
-        let first = lowest_bit(allowed);
-        let second = allowed ^ first;
-        let last_free = |bit: u32| if bit == 0 { 0 } else { attacks.place(bit).free(rules.mask) };
-        let (first_last, second_last) = (last_free(first), last_free(second));
-        let complete = (first_last != 0) as u32 + (second_last != 0) as u32;
-        let placed = crate::bits::popc(allowed) + complete;
-        match rules.kind {
-            Kind::Corner => (placed, complete),
-            Kind::Interior => {
-                let needs_check = |last: u32| last != 0 && last & rules.last_mask == 0;
-                if needs_check(first_last) {
-                    self.pending_first = (first, first_last);
-                }
-                if needs_check(second_last) {
-                    self.pending_second = (second, second_last);
-                }
-                (placed, 0)
-            }
-        }
-    }
-
-    /// Runs the rotation check of the pending interior boards.
-    fn settle(&mut self) {
-        let (first, second) = (self.pending_first, self.pending_second);
-        self.check_board(first);
-        self.check_board(second);
-        self.pending_first = (0, 0);
-        self.pending_second = (0, 0);
-    }
-
-    /// Completes the board with `(queen of row n−2, queen of row n−1)` and records its class.
-    #[inline(always)]
-    fn check_board(&mut self, (queen, last): (u32, u32)) {
-        if queen != 0 {
-            let below = self.rules.n - 2;
-            self.board.set(below, queen);
-            self.board.set(below + 1, last);
-            self.tally.record(check::classify(&self.board, &self.rules));
-        }
-    }
-
-    /// Runs up to `budget` iterations of the search. Returns false once the subproblem is
-    /// exhausted.
+    /// Places up to `budget` queens, backing up as needed in between. Returns false once the
+    /// subproblem is exhausted.
     ///
-    /// An iteration backs up (at most `max_back_ups` rows) while the current row has no
-    /// candidate left, then places the lowest candidate if there is one. The rules behind this shape were learnt by
-    /// measurement on the GPU (`docs/notes/nqueens-gpu.md`):
-    /// - "back up" and "place" share an iteration, and an iteration backs up at most once, so
-    ///   the lanes of a warp stay on the same instructions; `max_back_ups` bounds how long a
-    ///   warp can wait for one lane's chain of back-ups (the CPU passes `u32::MAX`);
-    /// - rows n−2 and n−1 are counted in closed form ([`Self::finish_two_rows`]);
-    /// - nothing with loops of its own runs inside the loop: an interior board that needs
-    ///   the rotation check ends the call early and is checked at the start of the next one;
+    /// Every iteration first backs up to a row that still has a candidate (a short loop,
+    /// often empty), then places exactly one queen. On the GPU this keeps the lanes of a warp
+    /// on the same instructions most of the time; the rules for that, learnt by measurement
+    /// (`docs/notes/nqueens-gpu.md`):
+    /// - "back up" and "place" are not separate steps (a warp would run both every step);
+    /// - nothing with loops of its own runs inside the loop: an interior leaf that needs the
+    ///   rotation check ends the call early and is checked at the start of the next one,
+    ///   because a lane branching out to it would wait for the whole warp's budget;
     /// - the scalar state lives in locals (on the CPU the struct, which holds the stack array,
     ///   would otherwise keep it in memory).
     #[inline(always)]
-    pub fn advance(&mut self, budget: u32, max_back_ups: u32) -> bool {
-        if self.has_pending() {
-            self.settle();
+    pub fn advance(&mut self, budget: u32) -> bool {
+        if self.pending_check {
+            self.pending_check = false;
+            self.tally.record(check::classify(&self.board, &self.rules));
         }
         let rules = self.rules;
         let start = self.start;
@@ -379,14 +297,13 @@ impl<S: Slab> Search<S> {
         let mut placed = 0u32;
         let mut corner_leaves = 0u32;
         let mut alive = true;
-        for _ in 0..budget {
-            let mut back_ups = 0;
-            while candidates == 0 && back_ups < max_back_ups {
+        while placed < budget {
+            // Back up to a row that still has a candidate.
+            while candidates == 0 {
                 if row == start {
                     alive = false;
                     break;
                 }
-                back_ups += 1;
                 row -= 1;
                 let tried = self.board.get(row);
                 let bit = lowest_bit(tried);
@@ -396,29 +313,36 @@ impl<S: Slab> Search<S> {
             if !alive {
                 break;
             }
-            if candidates != 0 {
-                placed += 1;
-                let tried = candidates;
-                let bit = lowest_bit(tried);
-                candidates ^= bit;
-                let next_attacks = attacks.place(bit);
-                let next = row + 1;
-                if next + 2 == rules.n {
-                    let (two_rows, complete) = self.finish_two_rows(next_attacks);
-                    placed += two_rows;
-                    corner_leaves += complete;
-                    if self.has_pending() {
-                        self.board.set(row, bit);
-                        break;
+            // Place the lowest candidate: a leaf at the last row, else descend if allowed.
+            placed += 1;
+            let tried = candidates;
+            let bit = lowest_bit(tried);
+            candidates ^= bit;
+            let next_attacks = attacks.place(bit);
+            let next = row + 1;
+            let free = next_attacks.free(rules.mask);
+            if next == rules.last_row() {
+                // The last row has at most one free column; a queen there completes a board.
+                let complete = (free != 0) as u32;
+                placed += complete;
+                match rules.kind {
+                    Kind::Corner => corner_leaves += complete,
+                    Kind::Interior => {
+                        if complete != 0 && free & rules.last_mask == 0 {
+                            self.board.set(row, bit);
+                            self.board.set(rules.last_row(), free);
+                            self.pending_check = true;
+                            break;
+                        }
                     }
-                } else {
-                    let allowed = rules.allowed(next, next_attacks.free(rules.mask), next_attacks.down);
-                    if allowed != 0 {
-                        self.board.set(row, tried);
-                        row = next;
-                        attacks = next_attacks;
-                        candidates = allowed;
-                    }
+                }
+            } else {
+                let allowed = rules.filter(next, free, next_attacks.down);
+                if allowed != 0 {
+                    self.board.set(row, tried);
+                    row = next;
+                    attacks = next_attacks;
+                    candidates = allowed;
                 }
             }
         }
@@ -427,13 +351,13 @@ impl<S: Slab> Search<S> {
         self.candidates = candidates;
         self.tally.nodes += placed as u64;
         self.tally.count8 += corner_leaves as u64;
-        alive || self.has_pending()
+        alive || self.pending_check
     }
 
     /// Runs the loaded subproblem to the end.
     #[inline(always)]
     pub fn run(&mut self) {
-        while self.advance(1 << 20, u32::MAX) {}
+        while self.advance(1 << 20) {}
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 /// Threads per GPU block (`WARPSEARCH_BLOCK` overrides it for tuning runs).
 const GPU_BLOCK: u32 = 128;
 /// Subproblems per resident GPU thread the split aims for (`WARPSEARCH_SPLIT` overrides it).
-const GPU_SUBPROBLEMS_PER_THREAD: u64 = 4;
+const GPU_SUBPROBLEMS_PER_THREAD: u64 = 16;
 /// Steps a GPU lane takes between two work-refill votes of its warp (see the kernel);
 /// `WARPSEARCH_STEPS_PER_POLL` overrides it for tuning runs.
 const GPU_STEPS_PER_POLL: u32 = 16;
@@ -25,13 +25,6 @@ fn tuning<T: std::str::FromStr + PartialOrd + Default>(name: &str, default: T) -
 
 fn steps_per_poll() -> u32 {
     tuning("WARPSEARCH_STEPS_PER_POLL", GPU_STEPS_PER_POLL)
-}
-
-/// Back-ups a GPU lane may make in one iteration (`WARPSEARCH_BACK_UPS` overrides it).
-const GPU_MAX_BACK_UPS: u32 = 1;
-
-fn max_back_ups() -> u32 {
-    tuning("WARPSEARCH_BACK_UPS", GPU_MAX_BACK_UPS)
 }
 
 fn gpu_block() -> u32 {
@@ -142,7 +135,7 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         _ => 128,
     }
     .min(words.len().div_ceil(blocks as usize * block as usize).max(1));
-    let (steps, back_ups) = (steps_per_poll(), max_back_ups());
+    let steps = steps_per_poll();
     let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
     let counters = step("allocating counters", stream.alloc_zeros::<u32>(launches))?;
     let tallies = step("allocating counters", stream.alloc_zeros::<u64>(4))?;
@@ -160,7 +153,7 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         let count = (end - start) as u32;
         let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let mut launch = stream.launch_builder(&function);
-        launch.arg(&n).arg(&slice).arg(&count).arg(&steps).arg(&back_ups).arg(&next).arg(&tallies);
+        launch.arg(&n).arg(&slice).arg(&count).arg(&steps).arg(&next).arg(&tallies);
         // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter
         // and tallies, 4·n bytes of shared memory per thread, whole-warp blocks.
         step("launching the N-Queens kernel", unsafe { launch.launch(config) })?;
