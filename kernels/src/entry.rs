@@ -6,12 +6,12 @@
 
 use crate::atomic::{WorkQueue, add_warp_total};
 use crate::bits::popc;
-use crate::nqueens::{Search, Subproblem};
+use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
-use crate::slab::SharedSlab;
+use crate::slab::{SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
-use core::sync::atomic::{AtomicU32, AtomicU64};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// This thread's index in the grid.
 #[inline(always)]
@@ -108,4 +108,51 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
     add_warp_total(counter(1), Lanes::this_lane(tally.count4));
     add_warp_total(counter(2), Lanes::this_lane(tally.count8));
     add_warp_total(counter(3), Lanes::this_lane(tally.nodes));
+}
+
+/// Runs `searches` randomised N-Queens searches ([`random_dfs::search`]), search `i` on thread
+/// `i` of a grid-stride loop, each placing at most `limit` queens. Writes `found[i]` (1 or 0),
+/// adds the queens placed to `placed`, and the first search to succeed (by `winner`, which
+/// starts at `u32::MAX`) writes its columns to `solution[0..n]`.
+///
+/// # Safety
+/// Dynamic shared memory of `4·n·blockDim.x` bytes; `found` holds `searches` words,
+/// `solution` `n` words; counters initialised as stated.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
+    n: u32,
+    seed: u64,
+    first_index: u64,
+    searches: u32,
+    limit: u32,
+    found: *mut u32,
+    placed: *const AtomicU64,
+    winner: *const AtomicU32,
+    solution: *mut u32,
+) {
+    // SAFETY: the launch provides n words of shared memory per thread; the search indexes
+    // rows below n only.
+    let mut rows = unsafe { SharedSlab::for_this_thread() };
+    // SAFETY: special-register reads.
+    let threads = unsafe { core::arch::nvptx::_grid_dim_x() * _block_dim_x() } as u32;
+    let mut total = 0u64;
+    let mut index = global_thread();
+    while index < searches {
+        let (outcome, count) = random_dfs::search(n, seed, first_index + index as u64, limit, &mut rows);
+        total += count as u64;
+        let success = outcome == random_dfs::Outcome::Found;
+        // SAFETY: `index < searches`, the length of `found`.
+        unsafe { *found.add(index as usize) = success as u32 };
+        // SAFETY: `winner` points to a device counter.
+        let winner = unsafe { &*winner };
+        if success && winner.compare_exchange(u32::MAX, index, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            for row in 0..n {
+                // SAFETY: `row < n`, the length of `solution`.
+                unsafe { *solution.add(row as usize) = random_dfs::column_of(rows.get(row), n) };
+            }
+        }
+        index += threads;
+    }
+    // SAFETY: `placed` points to a device counter.
+    unsafe { &*placed }.fetch_add(total, Ordering::Relaxed);
 }

@@ -15,9 +15,13 @@
     feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics)
 )]
 
+#[cfg(test)]
+extern crate std;
+
 pub mod atomic;
 pub mod bits;
 pub mod nqueens;
+pub mod rng;
 pub mod selftest;
 pub mod slab;
 pub mod warp;

@@ -13,16 +13,17 @@ pub trait Slab {
     fn set(&mut self, index: u32, value: u32);
 }
 
-/// The CPU slab: 32 words, enough for any board the searches accept. Indices are taken
-/// modulo 32, which costs one `and` and lets the compiler drop the bounds check.
-impl Slab for [u32; 32] {
+/// The CPU slab: an array. Indices are taken modulo `N` — one `and` for the power-of-two
+/// sizes used here (32 for counting, 128 for the randomised search) — which lets the
+/// compiler drop the bounds check; the searches never index past their board size.
+impl<const N: usize> Slab for [u32; N] {
     #[inline(always)]
     fn get(&self, index: u32) -> u32 {
-        self[(index % 32) as usize]
+        self[index as usize % N]
     }
     #[inline(always)]
     fn set(&mut self, index: u32, value: u32) {
-        self[(index % 32) as usize] = value;
+        self[index as usize % N] = value;
     }
 }
 

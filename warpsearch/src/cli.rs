@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpsearch::backend::{self, BackendChoice, Selected};
-use warpsearch::nqueens;
+use warpsearch::nqueens::{self, FindOptions, Method};
 use warpsearch::{Error, RunControl, selftest};
 
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells expect.
@@ -60,9 +60,28 @@ struct Common {
 
 #[derive(Args)]
 struct NqueensArgs {
-    /// Board size (1..=27).
+    /// Board size: 1..=27 when counting; with --one up to 10⁹ (construct), 10⁸
+    /// (min-conflicts) or 128 (random-dfs).
     #[arg(value_name = "N")]
     n: u32,
+    /// Find one solution instead of counting them all.
+    #[arg(long)]
+    one: bool,
+    /// With --one: how to find it (construct is O(N) and the default).
+    #[arg(long, value_enum, default_value_t = Method::Construct, requires = "one")]
+    method: Method,
+    /// With --one: seed of min-conflicts and random-dfs (same seed, same solution).
+    #[arg(long, default_value_t = 1, requires = "one")]
+    seed: u64,
+    /// With --one and random-dfs: queens one search may place before it restarts.
+    #[arg(long, default_value_t = nqueens::find::DEFAULT_LIMIT, requires = "one")]
+    limit: u32,
+    /// With --one: draw the board (N ≤ 64), or include the columns in --json.
+    #[arg(long, requires = "one")]
+    print: bool,
+    /// With --one: write the column of each row's queen to FILE, one per line (0-based).
+    #[arg(long, value_name = "FILE", requires = "one")]
+    out: Option<std::path::PathBuf>,
     #[command(flatten)]
     common: Common,
 }
@@ -99,8 +118,11 @@ struct BenchArgs {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum BenchProblem {
-    /// N-Queens counting.
+    /// N-Queens counting: N = --from..=--to.
     Nqueens,
+    /// Randomised search for one N-Queens solution: the cases of Hennum's Table 1 (N = 40
+    /// with 2048 searches, N = 100 with 16384), on the GPU, one CPU core and all cores.
+    RandomDfs,
 }
 
 /// Runs the CLI and returns the process exit status.
@@ -152,6 +174,9 @@ fn control(common: &Common, cancel: Arc<AtomicBool>) -> RunControl {
 }
 
 fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    if args.one {
+        return run_find_one(args, cancel);
+    }
     nqueens::validate(args.n)?;
     let selected = select(&args.common)?;
     let counts = nqueens::count_on(args.n, &selected.backend, &control(&args.common, cancel))?;
@@ -181,6 +206,76 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     Ok(if counts.known_match == Some(false) { 1 } else { 0 })
 }
 
+fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    nqueens::check_n(args.n, args.method)?;
+    // Fail on an unwritable --out before the search, not after it.
+    let mut out = match &args.out {
+        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?),
+        None => None,
+    };
+    let backend = if args.method == Method::RandomDfs {
+        let selected = select(&args.common)?;
+        Some(selected.backend)
+    } else {
+        None
+    };
+    let options = FindOptions {
+        method: args.method,
+        backend: args.common.backend,
+        threads: args.common.threads,
+        seed: args.seed,
+        limit: args.limit,
+        control: control(&args.common, cancel),
+    };
+    let started = std::time::Instant::now();
+    let columns = match &backend {
+        Some(backend) => nqueens::find::find_one_on(args.n, backend, &options)?,
+        None => nqueens::find_one(args.n, &options)?,
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let backend_name = backend.as_ref().map_or("cpu", |b| b.kind());
+    if let Some(file) = &mut out {
+        use std::io::Write;
+        let path = args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        let io = |source| Error::Io { path: path.clone(), source };
+        let mut writer = std::io::BufWriter::new(file);
+        for column in &columns {
+            writeln!(writer, "{column}").map_err(io)?;
+        }
+        writer.flush().map_err(io)?;
+    }
+    if args.common.json {
+        let mut value = serde_json::json!({
+            "n": args.n, "method": nqueens::method_name(args.method), "backend": backend_name,
+            "seconds": seconds, "verified": true,
+        });
+        if args.print {
+            value["columns"] = serde_json::json!(columns);
+        }
+        println!("{value}");
+    } else {
+        println!(
+            "{}-queens: found one solution with {} on the {backend_name} in {seconds:.3} s, verified (rows, columns, both diagonals)",
+            args.n,
+            nqueens::method_name(args.method)
+        );
+        if args.print {
+            if args.n <= 64 {
+                for &column in &columns {
+                    let row: String = (0..args.n).map(|c| if c == column { " Q" } else { " ." }).collect();
+                    println!("{row}");
+                }
+            } else {
+                eprintln!("(--print draws boards up to N = 64; use --out or --json for the columns)");
+            }
+        }
+        if let Some(path) = &args.out {
+            println!("columns written to {}", path.display());
+        }
+    }
+    Ok(0)
+}
+
 fn run_selftest(args: SelftestArgs) -> Result<i32, Error> {
     let selected = select(&args.common)?;
     let report = selftest::run(&selected.backend, args.warps, args.seed)?;
@@ -202,7 +297,9 @@ fn run_selftest(args: SelftestArgs) -> Result<i32, Error> {
 }
 
 fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    let BenchProblem::Nqueens = args.problem;
+    if let BenchProblem::RandomDfs = args.problem {
+        return run_bench_random_dfs(args);
+    }
     if args.from > args.to || args.repeat == 0 {
         return Err(Error::InvalidArgument("need --from ≤ --to and --repeat ≥ 1".into()));
     }
@@ -253,6 +350,51 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         println!("# {}", selected.backend.describe());
     }
     Ok(status)
+}
+
+/// Hennum's Table 1 on our hardware: the same cases on the GPU (when there is one), one CPU
+/// core and all cores; the median of `--repeat` runs, each a fresh family of searches.
+fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
+    let mut backends = Vec::new();
+    if args.common.backend != BackendChoice::Cpu {
+        match warpsearch::gpu::GpuDevice::open() {
+            Ok(device) => backends.push(("gpu", warpsearch::Backend::Gpu(Arc::new(device)))),
+            Err(e) if args.common.backend == BackendChoice::Gpu => return Err(e.into()),
+            Err(e) => eprintln!("no GPU column ({e})"),
+        }
+    }
+    backends.push(("cpu-1", warpsearch::Backend::Cpu(backend::cpu_pool(Some(1))?)));
+    let all = backend::cpu_pool(args.common.threads)?;
+    let label: &'static str = Box::leak(format!("cpu-{}", all.current_num_threads()).into_boxed_str());
+    backends.push((label, warpsearch::Backend::Cpu(all)));
+    let limit = nqueens::find::DEFAULT_LIMIT;
+    let mut rows = Vec::new();
+    if !args.common.json {
+        println!("{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}", "N", "searches", "backend", "shape", "seconds", "solutions", "placed");
+    }
+    for (n, searches) in [(40u32, 2048u32), (100, 16384)] {
+        for (name, backend) in &backends {
+            // Warm-up (module load, first launch), then the median of the runs.
+            nqueens::random_dfs_batch(n, backend, 0, 0, searches.min(256), limit)?;
+            let mut runs = Vec::new();
+            for repeat in 0..args.repeat {
+                runs.push(nqueens::random_dfs_batch(n, backend, 1 + repeat as u64, 0, searches, limit)?);
+            }
+            runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            let median = &runs[runs.len() / 2];
+            if !args.common.json {
+                println!(
+                    "{:>4} {:>9} {:>8} {:>12} {:>10.4} {:>10} {:>14}",
+                    n, searches, name, median.shape, median.seconds, median.solutions, median.placed
+                );
+            }
+            rows.push(serde_json::json!({"n": n, "searches": searches, "backend": name, "report": median}));
+        }
+    }
+    if args.common.json {
+        println!("{}", serde_json::json!({ "limit": limit, "results": rows }));
+    }
+    Ok(0)
 }
 
 /// 1234567 → "1,234,567".

@@ -16,9 +16,11 @@
 //! values of OEIS A000170 (total) and A002562 (unique).
 
 mod count;
+pub mod find;
 mod reference;
 
 pub use count::count_on;
+pub use find::{BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts, random_dfs_batch, verify};
 pub use reference::count_by_brute_force;
 
 use crate::backend::{self, BackendChoice};
