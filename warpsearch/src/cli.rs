@@ -372,7 +372,11 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
     if !args.common.json {
         println!("{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}", "N", "searches", "backend", "shape", "seconds", "solutions", "placed");
     }
+    let mut status = 0;
     for (n, searches) in [(40u32, 2048u32), (100, 16384)] {
+        // Per backend, (solutions, placed) of each seed: every backend runs the same searches,
+        // so they must agree exactly.
+        let mut outcomes: Vec<Vec<(u32, u64)>> = Vec::new();
         for (name, backend) in &backends {
             // Warm-up (module load, first launch), then the median of the runs.
             nqueens::random_dfs_batch(n, backend, 0, 0, searches.min(256), limit)?;
@@ -380,6 +384,7 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
             for repeat in 0..args.repeat {
                 runs.push(nqueens::random_dfs_batch(n, backend, 1 + repeat as u64, 0, searches, limit)?);
             }
+            outcomes.push(runs.iter().map(|r| (r.solutions, r.placed)).collect());
             runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
             let median = &runs[runs.len() / 2];
             if !args.common.json {
@@ -390,11 +395,15 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
             }
             rows.push(serde_json::json!({"n": n, "searches": searches, "backend": name, "report": median}));
         }
+        if outcomes.windows(2).any(|pair| pair[0] != pair[1]) {
+            eprintln!("error: the backends disagree on the same searches at N = {n}: {outcomes:?}");
+            status = 1;
+        }
     }
     if args.common.json {
-        println!("{}", serde_json::json!({ "limit": limit, "results": rows }));
+        println!("{}", serde_json::json!({ "limit": limit, "results": rows, "backends_agree": status == 0 }));
     }
-    Ok(0)
+    Ok(status)
 }
 
 /// 1234567 → "1,234,567".

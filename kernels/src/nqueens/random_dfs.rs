@@ -14,6 +14,102 @@ use crate::slab::Slab;
 /// Largest board the randomised search handles (128 columns, 255 diagonals of each kind).
 pub const MAX_N: u32 = 128;
 
+/// A row of up to 128 columns as two 64-bit words. Written out rather than `u128`: the
+/// first GPU measurement of this search at N = 100 disagreed with the CPU and produced an
+/// attacked board (caught by verification), and 128-bit shifts by 64 or more — which N = 40,
+/// where the two agreed exactly, never needs — are the operation that differs. Here every shift
+/// is a 64-bit shift by less than 64, with the word selected by an explicit branch.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Row128 {
+    low: u64,
+    high: u64,
+}
+
+impl Row128 {
+    /// The low `n` bits set (`n ≤ 128`).
+    #[inline(always)]
+    pub fn first(n: u32) -> Row128 {
+        Row128 { low: low_bits(n.min(64)), high: low_bits(n.saturating_sub(64)) }
+    }
+
+    /// Only bit `index` (< 128) set.
+    #[inline(always)]
+    pub fn bit(index: u32) -> Row128 {
+        if index < 64 { Row128 { low: 1 << index, high: 0 } } else { Row128 { low: 0, high: 1 << (index - 64) } }
+    }
+
+    /// True when no bit is set.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        self.low | self.high == 0
+    }
+
+    /// Index of the lowest set bit (128 when empty).
+    #[inline(always)]
+    pub fn lowest(self) -> u32 {
+        if self.low != 0 { self.low.trailing_zeros() } else { 64 + self.high.trailing_zeros() }
+    }
+
+    /// Bits `shift ..` moved down to 0 (`shift < 128`).
+    #[inline(always)]
+    pub fn shr(self, shift: u32) -> Row128 {
+        if shift == 0 {
+            self
+        } else if shift < 64 {
+            Row128 { low: self.low >> shift | self.high << (64 - shift), high: self.high >> shift }
+        } else {
+            Row128 { low: self.high >> (shift - 64), high: 0 }
+        }
+    }
+
+    /// Bits moved up by `shift` (`shift < 128`), the top ones dropped.
+    #[inline(always)]
+    pub fn shl(self, shift: u32) -> Row128 {
+        if shift == 0 {
+            self
+        } else if shift < 64 {
+            Row128 { low: self.low << shift, high: self.high << shift | self.low >> (64 - shift) }
+        } else {
+            Row128 { low: 0, high: self.low << (shift - 64) }
+        }
+    }
+
+    /// Rotated right by `by` within the low `n` bits (`by < n ≤ 128`, higher bits clear).
+    #[inline(always)]
+    pub fn rotate_right(self, by: u32, n: u32) -> Row128 {
+        if by == 0 { self } else { (self.shr(by) | self.shl(n - by)) & Row128::first(n) }
+    }
+}
+
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+impl core::ops::BitOr for Row128 {
+    type Output = Row128;
+    #[inline(always)]
+    fn bitor(self, rhs: Row128) -> Row128 {
+        Row128 { low: self.low | rhs.low, high: self.high | rhs.high }
+    }
+}
+
+impl core::ops::BitAnd for Row128 {
+    type Output = Row128;
+    #[inline(always)]
+    fn bitand(self, rhs: Row128) -> Row128 {
+        Row128 { low: self.low & rhs.low, high: self.high & rhs.high }
+    }
+}
+
+impl core::ops::Not for Row128 {
+    type Output = Row128;
+    #[inline(always)]
+    fn not(self) -> Row128 {
+        Row128 { low: !self.low, high: !self.high }
+    }
+}
+
 /// A set of up to 256 bits in four words, with the few operations the search needs. Word
 /// indices are selected with `match` so that, on the GPU, the words stay in registers.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -46,19 +142,19 @@ impl Bits256 {
         }
     }
 
-    /// Bits `shift .. shift + 128` as a `u128` (`shift` < 128).
+    /// Bits `shift .. shift + 128` (`shift < 128`).
     #[inline(always)]
-    pub fn window(&self, shift: u32) -> u128 {
-        let join = |low: u64, high: u64| (high as u128) << 64 | low as u128;
+    pub fn window(&self, shift: u32) -> Row128 {
         let (a, b, c) = match shift / 64 {
             0 => (self.words[0], self.words[1], self.words[2]),
             _ => (self.words[1], self.words[2], self.words[3]),
         };
         let s = shift % 64;
-        // 192 bits a, b, c shifted right by s, low 128 kept.
-        let low = join(a, b) >> s;
-        let spill = if s == 0 { 0 } else { (c as u128) << (128 - s) };
-        low | spill
+        if s == 0 {
+            Row128 { low: a, high: b }
+        } else {
+            Row128 { low: a >> s | b << (64 - s), high: b >> s | c << (64 - s) }
+        }
     }
 }
 
@@ -78,13 +174,6 @@ pub fn column_of(word: u32, n: u32) -> u32 {
     (start + step) % n
 }
 
-/// `x` rotated right by `by` within `n` bits (`by < n ≤ 128`).
-#[inline(always)]
-fn rotate_right(x: u128, by: u32, n: u32) -> u128 {
-    let mask = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
-    if by == 0 { x & mask } else { ((x >> by) | (x << (n - by))) & mask }
-}
-
 /// Runs search number `index` of the family seeded with `seed` on an `n`-queens board
 /// (1 ≤ n ≤ 128), placing at most `limit` queens. The stack `rows` needs `n` words; on
 /// [`Outcome::Found`] word `r` decodes to row `r`'s column with [`column_of`]. Returns the
@@ -92,8 +181,8 @@ fn rotate_right(x: u128, by: u32, n: u32) -> u128 {
 #[inline(always)]
 pub fn search<S: Slab>(n: u32, seed: u64, index: u64, limit: u32, rows: &mut S) -> (Outcome, u32) {
     let mut rng = SplitMix64::new(seed, index);
-    let mask = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
-    let mut columns: u128 = 0;
+    let mask = Row128::first(n);
+    let mut columns = Row128::default();
     let mut down_diagonals = Bits256::default(); // index row + column
     let mut up_diagonals = Bits256::default(); // index column − row + n − 1
     let mut row = 0u32;
@@ -110,9 +199,8 @@ pub fn search<S: Slab>(n: u32, seed: u64, index: u64, limit: u32, rows: &mut S) 
         }
         let free = mask & !(columns | down_diagonals.window(row) | up_diagonals.window(n - 1 - row));
         // Free columns in this row's cyclic order, bit k = column (start + k) mod n.
-        let tried = if resume_from >= 128 { u128::MAX } else { (1u128 << resume_from) - 1 };
-        let ahead = rotate_right(free, start, n) & !tried;
-        if ahead == 0 {
+        let ahead = free.rotate_right(start, n) & !Row128::first(resume_from);
+        if ahead.is_empty() {
             // Row exhausted: back up to the row above and move on from its queen.
             if row == 0 {
                 return (Outcome::GaveUp, placed);
@@ -121,17 +209,17 @@ pub fn search<S: Slab>(n: u32, seed: u64, index: u64, limit: u32, rows: &mut S) 
             let word = rows.get(row);
             let (row_start, step) = (word & 0xFF, word >> 8);
             let column = (row_start + step) % n;
-            columns &= !(1u128 << column);
+            columns = columns & !Row128::bit(column);
             down_diagonals.clear(row + column);
             up_diagonals.clear(column + n - 1 - row);
             start = row_start;
             resume_from = step + 1;
             continue;
         }
-        let step = ahead.trailing_zeros();
+        let step = ahead.lowest();
         let column = (start + step) % n;
         rows.set(row, start | step << 8);
-        columns |= 1u128 << column;
+        columns = columns | Row128::bit(column);
         down_diagonals.set(row + column);
         up_diagonals.set(column + n - 1 - row);
         placed += 1;
@@ -161,11 +249,32 @@ mod tests {
             let window = bits.window(shift);
             for k in 0..128u32 {
                 let expected = [0, 5, 63, 64, 100, 127, 128, 200, 254].contains(&(shift + k));
-                assert_eq!(window >> k & 1 == 1, expected, "shift {shift} bit {k}");
+                assert_eq!(!(window & Row128::bit(k)).is_empty(), expected, "shift {shift} bit {k}");
             }
         }
         bits.clear(64);
-        assert_eq!(bits.window(64) & 1, 0);
+        assert!((bits.window(64) & Row128::bit(0)).is_empty());
+    }
+
+    /// The word-pair operations against `u128` arithmetic on the CPU, where it is reliable.
+    #[test]
+    fn row128_matches_u128() {
+        let as_u128 = |r: Row128| (r.high as u128) << 64 | r.low as u128;
+        let mut rng = crate::rng::SplitMix64::new(5, 5);
+        for _ in 0..2000 {
+            let x = Row128 { low: rng.next_u64(), high: rng.next_u64() };
+            let n = 1 + rng.below(128);
+            let mask = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
+            let shift = rng.below(128);
+            assert_eq!(as_u128(x.shr(shift)), as_u128(x) >> shift);
+            assert_eq!(as_u128(x.shl(shift)), as_u128(x) << shift);
+            assert_eq!(as_u128(Row128::first(n)), mask);
+            let by = rng.below(n);
+            let within = as_u128(x) & mask;
+            let rotated = if by == 0 { within } else { ((within >> by) | (within << (n - by))) & mask };
+            assert_eq!(as_u128((x & Row128::first(n)).rotate_right(by, n)), rotated, "n {n} by {by}");
+            assert_eq!(Row128::bit(shift).lowest(), shift);
+        }
     }
 
     #[test]
