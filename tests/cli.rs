@@ -1,1 +1,174 @@
+//! End-to-end tests of the `warpsearch` binary: outputs, JSON, exit codes, bad input.
+//! They run on any machine: GPU-only expectations are checked only when no driver is present.
 
+use std::process::{Command, Output};
+
+fn warpsearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpsearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(output).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(output)))
+}
+
+fn driver_present() -> bool {
+    // SAFETY: only probes whether the shared library can be loaded.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+#[test]
+fn nqueens_json_has_the_documented_fields() {
+    let output = warpsearch(&["nqueens", "10", "--backend", "cpu", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["n"], 10);
+    assert_eq!(value["total"], 724);
+    assert_eq!(value["unique"], 92);
+    assert_eq!(value["backend"], "cpu");
+    assert_eq!(value["known_match"], true);
+    assert!(value["nodes"].as_u64().unwrap() > 0);
+    assert!(value["seconds"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn nqueens_text_reports_counts_and_the_known_match() {
+    let output = warpsearch(&["nqueens", "8", "--backend", "cpu"]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(text.contains("8-queens: 92 solutions, 12 unique"), "{text}");
+    assert!(text.contains("matches the known values"), "{text}");
+    assert!(
+        stderr(&output).contains("backend: CPU"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn out_of_range_n_is_a_clear_error() {
+    for n in ["0", "28"] {
+        let output = warpsearch(&["nqueens", n, "--backend", "cpu"]);
+        assert_eq!(output.status.code(), Some(1), "N = {n}");
+        assert!(
+            stderr(&output).contains("N must be between 1 and 27"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let output = warpsearch(&["nqueens", "many"]);
+    assert_eq!(output.status.code(), Some(2), "clap rejects a non-number");
+}
+
+#[test]
+fn auto_backend_says_why_and_gpu_without_driver_fails_cleanly() {
+    let output = warpsearch(&["nqueens", "6"]);
+    assert!(output.status.success());
+    assert!(stderr(&output).contains("(auto: "), "{}", stderr(&output));
+    if !driver_present() {
+        let output = warpsearch(&["nqueens", "6", "--backend", "gpu"]);
+        assert_eq!(output.status.code(), Some(1));
+        let err = stderr(&output);
+        assert!(err.contains("error:") && !err.contains("panicked"), "{err}");
+        let output = warpsearch(&["selftest", "--backend", "gpu", "--json"]);
+        assert_eq!(output.status.code(), Some(1));
+        assert!(json(&output)["error"].as_str().is_some());
+    }
+}
+
+#[test]
+fn selftest_passes_on_the_cpu() {
+    let output = warpsearch(&[
+        "selftest",
+        "--backend",
+        "cpu",
+        "--json",
+        "--warps",
+        "64",
+        "--seed",
+        "9",
+    ]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert_eq!(json(&output)["passed"], true);
+}
+
+#[test]
+fn find_one_writes_a_verified_solution() {
+    let dir = std::env::temp_dir().join(format!("warpsearch-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("columns.txt");
+    let output = warpsearch(&[
+        "nqueens",
+        "1000",
+        "--one",
+        "--method",
+        "min-conflicts",
+        "--seed",
+        "3",
+        "--out",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["verified"].clone(), value["method"].clone()),
+        (serde_json::json!(true), serde_json::json!("min-conflicts"))
+    );
+    assert!(value.get("columns").is_none(), "columns only with --print");
+    let columns: Vec<u32> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    warpsearch::nqueens::verify(&columns).unwrap();
+    assert_eq!(columns.len(), 1000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn find_one_prints_small_boards_and_rejects_impossible_ones() {
+    let output = warpsearch(&["nqueens", "6", "--one", "--print"]);
+    assert!(output.status.success());
+    assert_eq!(
+        stdout(&output).lines().filter(|l| l.contains('Q')).count(),
+        6
+    );
+    let output = warpsearch(&["nqueens", "3", "--one"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no solution exists for N = 3"));
+    let output = warpsearch(&[
+        "nqueens",
+        "20",
+        "--one",
+        "--out",
+        "/nonexistent-dir/x/columns.txt",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("/nonexistent-dir/x/columns.txt"));
+    let output = warpsearch(&["nqueens", "20", "--method", "min-conflicts"]);
+    assert_eq!(output.status.code(), Some(2), "--method needs --one");
+}
+
+#[test]
+fn help_teaches() {
+    let output = warpsearch(&["--help"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("Examples:") && text.contains("nqueens") && text.contains("selftest"),
+        "{text}"
+    );
+    let output = warpsearch(&["nqueens", "--help"]);
+    assert!(stdout(&output).contains("--backend"));
+}

@@ -155,7 +155,12 @@ mod tests {
 
     #[test]
     fn maj3_is_majority() {
-        for (a, b, c) in [(0, 0, 0), (u32::MAX, 0, 0), (u32::MAX, u32::MAX, 0), (0xF0F0, 0xFF00, 0x0FF0)] {
+        for (a, b, c) in [
+            (0, 0, 0),
+            (u32::MAX, 0, 0),
+            (u32::MAX, u32::MAX, 0),
+            (0xF0F0, 0xFF00, 0x0FF0),
+        ] {
             assert_eq!(maj3(a, b, c), (a & b) | (a & c) | (b & c));
         }
     }

@@ -46,7 +46,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
     };
     let (a, b) = (input(0), input(1));
     // SAFETY: as above; `next` and `total` point to device counters.
-    let (salt, queue, total) = unsafe { (*salts.add(warp as usize), WorkQueue::new(&*next), &*total) };
+    let (salt, queue, total) =
+        unsafe { (*salts.add(warp as usize), WorkQueue::new(&*next), &*total) };
     let results = exercise(a, b, salt, queue);
     for (k, result) in results.iter().enumerate() {
         let index = (warp as usize * OUTPUTS + k) * 32 + lane as usize;
@@ -138,14 +139,19 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
     let mut total = 0u64;
     let mut index = global_thread();
     while index < searches {
-        let (outcome, count) = random_dfs::search(n, seed, first_index + index as u64, limit, &mut rows);
+        let (outcome, count) =
+            random_dfs::search(n, seed, first_index + index as u64, limit, &mut rows);
         total += count as u64;
         let success = outcome == random_dfs::Outcome::Found;
         // SAFETY: `index < searches`, the length of `found`.
         unsafe { *found.add(index as usize) = success as u32 };
         // SAFETY: `winner` points to a device counter.
         let winner = unsafe { &*winner };
-        if success && winner.compare_exchange(u32::MAX, index, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        if success
+            && winner
+                .compare_exchange(u32::MAX, index, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
             for row in 0..n {
                 // SAFETY: `row < n`, the length of `solution`.
                 unsafe { *solution.add(row as usize) = random_dfs::column_of(rows.get(row), n) };

@@ -18,7 +18,9 @@ impl SplitMix64 {
     /// The stream number `stream` of the generator seeded with `seed`.
     #[inline(always)]
     pub fn new(seed: u64, stream: u64) -> SplitMix64 {
-        let mut keyed = SplitMix64 { state: seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03) };
+        let mut keyed = SplitMix64 {
+            state: seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03),
+        };
         // One round so that neighbouring streams do not start from neighbouring states.
         keyed.state = keyed.next_u64();
         keyed

@@ -42,7 +42,12 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
 
 /// Applies every primitive to one warp's inputs `a`, `b` and a uniform `salt`.
 #[inline(always)]
-pub fn exercise(a: Lanes<u32>, b: Lanes<u32>, salt: u32, queue: WorkQueue<'_>) -> [Lanes<u32>; OUTPUTS] {
+pub fn exercise(
+    a: Lanes<u32>,
+    b: Lanes<u32>,
+    salt: u32,
+    queue: WorkQueue<'_>,
+) -> [Lanes<u32>; OUTPUTS] {
     let c = a.map(|x| x.rotate_left(salt % 32)) ^ b.map(|x| x >> (salt % 7));
     let sparse = a & b & c;
     let counts = sparse.column_counts();
@@ -54,9 +59,12 @@ pub fn exercise(a: Lanes<u32>, b: Lanes<u32>, salt: u32, queue: WorkQueue<'_>) -
         a.map(|x| highest_set_bit(x).unwrap_or(99)),
         a.map(lowest_bit),
         a.map(bit_reverse),
-        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| maj3(x, y, z)),
-        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| xor3(x, y, z)),
-        a.zip_with(b, |x, y| (x, y)).zip_with(c, |(x, y), z| lop3::<0x1E>(x, y, z)),
+        a.zip_with(b, |x, y| (x, y))
+            .zip_with(c, |(x, y), z| maj3(x, y, z)),
+        a.zip_with(b, |x, y| (x, y))
+            .zip_with(c, |(x, y), z| xor3(x, y, z)),
+        a.zip_with(b, |x, y| (x, y))
+            .zip_with(c, |(x, y), z| lop3::<0x1E>(x, y, z)),
         Lanes::splat(votes),
         Lanes::splat(a.map(|x| x % 61 == salt % 61).any() as u32),
         Lanes::splat((a | b | Lanes::splat(salt)).map(|x| x & 1 == 1).all() as u32),

@@ -63,9 +63,16 @@ impl SharedSlab {
             );
         }
         // SAFETY: special-register reads with no preconditions.
-        let (thread, threads) =
-            unsafe { (core::arch::nvptx::_thread_idx_x() as u32, core::arch::nvptx::_block_dim_x() as u32) };
-        SharedSlab { base: shared + 4 * thread, stride: 4 * threads }
+        let (thread, threads) = unsafe {
+            (
+                core::arch::nvptx::_thread_idx_x() as u32,
+                core::arch::nvptx::_block_dim_x() as u32,
+            )
+        };
+        SharedSlab {
+            base: shared + 4 * thread,
+            stride: 4 * threads,
+        }
     }
 }
 

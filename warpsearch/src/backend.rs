@@ -56,18 +56,29 @@ pub struct Selected {
 /// Builds a rayon pool of `threads` threads (all cores when `None`).
 pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
     if threads == Some(0) {
-        return Err(Error::InvalidArgument("--threads must be at least 1".into()));
+        return Err(Error::InvalidArgument(
+            "--threads must be at least 1".into(),
+        ));
     }
-    let mut builder = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("warpsearch-cpu-{i}"));
+    let mut builder =
+        rayon::ThreadPoolBuilder::new().thread_name(|i| format!("warpsearch-cpu-{i}"));
     if let Some(threads) = threads {
         builder = builder.num_threads(threads);
     }
-    builder.build().map(Arc::new).map_err(|e| Error::ThreadPool(e.to_string()))
+    builder
+        .build()
+        .map(Arc::new)
+        .map_err(|e| Error::ThreadPool(e.to_string()))
 }
 
 /// Resolves `choice`: `gpu` fails when no GPU is usable, `auto` falls back to the CPU and says why.
 pub fn select(choice: BackendChoice, threads: Option<usize>) -> Result<Selected> {
-    let cpu = |reason: String| -> Result<Selected> { Ok(Selected { backend: Backend::Cpu(cpu_pool(threads)?), reason }) };
+    let cpu = |reason: String| -> Result<Selected> {
+        Ok(Selected {
+            backend: Backend::Cpu(cpu_pool(threads)?),
+            reason,
+        })
+    };
     match choice {
         BackendChoice::Cpu => {
             let selected = cpu(String::new())?;
@@ -77,17 +88,33 @@ pub fn select(choice: BackendChoice, threads: Option<usize>) -> Result<Selected>
         BackendChoice::Gpu => {
             let device = GpuDevice::open()?;
             let reason = format!("backend: GPU {} (as asked)", device.describe());
-            Ok(Selected { backend: Backend::Gpu(Arc::new(device)), reason })
+            Ok(Selected {
+                backend: Backend::Gpu(Arc::new(device)),
+                reason,
+            })
         }
         BackendChoice::Auto => match GpuDevice::open() {
             Ok(device) => {
-                let reason = format!("backend: GPU {} (auto: a GPU is available)", device.describe());
-                Ok(Selected { backend: Backend::Gpu(Arc::new(device)), reason })
+                let reason = format!(
+                    "backend: GPU {} (auto: a GPU is available)",
+                    device.describe()
+                );
+                Ok(Selected {
+                    backend: Backend::Gpu(Arc::new(device)),
+                    reason,
+                })
             }
             Err(why) => {
                 let pool = cpu_pool(threads)?;
-                let reason = format!("backend: CPU, {} threads (auto: {})", pool.current_num_threads(), short_reason(&why));
-                Ok(Selected { backend: Backend::Cpu(pool), reason })
+                let reason = format!(
+                    "backend: CPU, {} threads (auto: {})",
+                    pool.current_num_threads(),
+                    short_reason(&why)
+                );
+                Ok(Selected {
+                    backend: Backend::Cpu(pool),
+                    reason,
+                })
             }
         },
     }

@@ -170,7 +170,9 @@ fn select(common: &Common) -> Result<Selected, Error> {
 }
 
 fn control(common: &Common, cancel: Arc<AtomicBool>) -> RunControl {
-    RunControl::default().with_cancel(cancel).with_progress(!common.json)
+    RunControl::default()
+        .with_cancel(cancel)
+        .with_progress(!common.json)
 }
 
 fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
@@ -182,11 +184,17 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     let counts = nqueens::count_on(args.n, &selected.backend, &control(&args.common, cancel))?;
     let rate = counts.nodes as f64 / counts.seconds.max(1e-9);
     if args.common.json {
-        let mut value = serde_json::to_value(&counts).map_err(|e| Error::Verification(e.to_string()))?;
+        let mut value =
+            serde_json::to_value(&counts).map_err(|e| Error::Verification(e.to_string()))?;
         value["nodes_per_second"] = serde_json::json!(rate.round());
         println!("{value}");
     } else {
-        println!("{}-queens: {} solutions, {} unique", counts.n, group(counts.total), group(counts.unique));
+        println!(
+            "{}-queens: {} solutions, {} unique",
+            counts.n,
+            group(counts.total),
+            group(counts.unique)
+        );
         println!(
             "  backend {} · {:.3} s · {} nodes · {}",
             counts.backend,
@@ -198,19 +206,27 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
             "  {}",
             match counts.known_match {
                 Some(true) => "matches the known values (OEIS A000170, A002562)",
-                Some(false) => "DOES NOT MATCH the known values (OEIS A000170, A002562): please report this",
+                Some(false) =>
+                    "DOES NOT MATCH the known values (OEIS A000170, A002562): please report this",
                 None => "no known value to compare with",
             }
         );
     }
-    Ok(if counts.known_match == Some(false) { 1 } else { 0 })
+    Ok(if counts.known_match == Some(false) {
+        1
+    } else {
+        0
+    })
 }
 
 fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     nqueens::check_n(args.n, args.method)?;
     // Fail on an unwritable --out before the search, not after it.
     let mut out = match &args.out {
-        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?),
+        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?),
         None => None,
     };
     let backend = if args.method == Method::RandomDfs {
@@ -236,8 +252,15 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
     let backend_name = backend.as_ref().map_or("cpu", |b| b.kind());
     if let Some(file) = &mut out {
         use std::io::Write;
-        let path = args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-        let io = |source| Error::Io { path: path.clone(), source };
+        let path = args
+            .out
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
         let mut writer = std::io::BufWriter::new(file);
         for column in &columns {
             writeln!(writer, "{column}").map_err(io)?;
@@ -262,11 +285,15 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
         if args.print {
             if args.n <= 64 {
                 for &column in &columns {
-                    let row: String = (0..args.n).map(|c| if c == column { " Q" } else { " ." }).collect();
+                    let row: String = (0..args.n)
+                        .map(|c| if c == column { " Q" } else { " ." })
+                        .collect();
                     println!("{row}");
                 }
             } else {
-                eprintln!("(--print draws boards up to N = 64; use --out or --json for the columns)");
+                eprintln!(
+                    "(--print draws boards up to N = 64; use --out or --json for the columns)"
+                );
             }
         }
         if let Some(path) = &args.out {
@@ -283,11 +310,17 @@ fn run_selftest(args: SelftestArgs) -> Result<i32, Error> {
         let value = serde_json::json!({ "passed": report.passed(), "report": report });
         println!("{value}");
     } else {
-        println!("selftest on {} ({} warps, seed {})", report.backend, report.warps, args.seed);
+        println!(
+            "selftest on {} ({} warps, seed {})",
+            report.backend, report.warps, args.seed
+        );
         for check in &report.checks {
             match &check.first_mismatch {
                 None => println!("  ok    {}", check.name),
-                Some(first) => println!("  FAIL  {} ({} lanes differ; first: {first})", check.name, check.mismatches),
+                Some(first) => println!(
+                    "  FAIL  {} ({} lanes differ; first: {first})",
+                    check.name, check.mismatches
+                ),
             }
         }
         let failed = report.checks.iter().filter(|c| c.mismatches > 0).count();
@@ -301,7 +334,9 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         return run_bench_random_dfs(args);
     }
     if args.from > args.to || args.repeat == 0 {
-        return Err(Error::InvalidArgument("need --from ≤ --to and --repeat ≥ 1".into()));
+        return Err(Error::InvalidArgument(
+            "need --from ≤ --to and --repeat ≥ 1".into(),
+        ));
     }
     nqueens::validate(args.from)?;
     nqueens::validate(args.to)?;
@@ -311,7 +346,10 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     nqueens::count_on(10, &selected.backend, &control)?;
     let mut rows = Vec::new();
     if !args.common.json {
-        println!("{:>3} {:>20} {:>19} {:>7} {:>10} {:>20} {:>14} {:>5}", "N", "total", "unique", "backend", "seconds", "nodes", "nodes/s", "known");
+        println!(
+            "{:>3} {:>20} {:>19} {:>7} {:>10} {:>20} {:>14} {:>5}",
+            "N", "total", "unique", "backend", "seconds", "nodes", "nodes/s", "known"
+        );
     }
     let mut status = 0;
     for n in args.from..=args.to {
@@ -323,7 +361,11 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         seconds.sort_by(f64::total_cmp);
         let median = seconds[seconds.len() / 2];
         let counts = &runs[0];
-        if runs.iter().any(|c| (c.total, c.unique) != (counts.total, counts.unique)) || counts.known_match == Some(false) {
+        if runs
+            .iter()
+            .any(|c| (c.total, c.unique) != (counts.total, counts.unique))
+            || counts.known_match == Some(false)
+        {
             status = 1;
         }
         let rate = counts.nodes as f64 / median.max(1e-9);
@@ -345,7 +387,10 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         }));
     }
     if args.common.json {
-        println!("{}", serde_json::json!({ "backend": selected.backend.describe(), "results": rows }));
+        println!(
+            "{}",
+            serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
+        );
     } else {
         println!("# {}", selected.backend.describe());
     }
@@ -363,14 +408,21 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
             Err(e) => eprintln!("no GPU column ({e})"),
         }
     }
-    backends.push(("cpu-1", warpsearch::Backend::Cpu(backend::cpu_pool(Some(1))?)));
+    backends.push((
+        "cpu-1",
+        warpsearch::Backend::Cpu(backend::cpu_pool(Some(1))?),
+    ));
     let all = backend::cpu_pool(args.common.threads)?;
-    let label: &'static str = Box::leak(format!("cpu-{}", all.current_num_threads()).into_boxed_str());
+    let label: &'static str =
+        Box::leak(format!("cpu-{}", all.current_num_threads()).into_boxed_str());
     backends.push((label, warpsearch::Backend::Cpu(all)));
     let limit = nqueens::find::DEFAULT_LIMIT;
     let mut rows = Vec::new();
     if !args.common.json {
-        println!("{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}", "N", "searches", "backend", "shape", "seconds", "solutions", "placed");
+        println!(
+            "{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}",
+            "N", "searches", "backend", "shape", "seconds", "solutions", "placed"
+        );
     }
     let mut status = 0;
     for (n, searches) in [(40u32, 2048u32), (100, 16384)] {
@@ -382,7 +434,14 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
             nqueens::random_dfs_batch(n, backend, 0, 0, searches.min(256), limit)?;
             let mut runs = Vec::new();
             for repeat in 0..args.repeat {
-                runs.push(nqueens::random_dfs_batch(n, backend, 1 + repeat as u64, 0, searches, limit)?);
+                runs.push(nqueens::random_dfs_batch(
+                    n,
+                    backend,
+                    1 + repeat as u64,
+                    0,
+                    searches,
+                    limit,
+                )?);
             }
             outcomes.push(runs.iter().map(|r| (r.solutions, r.placed)).collect());
             runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
@@ -390,7 +449,13 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
             if !args.common.json {
                 println!(
                     "{:>4} {:>9} {:>8} {:>12} {:>10.4} {:>10} {:>14}",
-                    n, searches, name, median.shape, median.seconds, median.solutions, median.placed
+                    n,
+                    searches,
+                    name,
+                    median.shape,
+                    median.seconds,
+                    median.solutions,
+                    median.placed
                 );
             }
             rows.push(serde_json::json!({"n": n, "searches": searches, "backend": name, "report": median}));
@@ -401,7 +466,10 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
         }
     }
     if args.common.json {
-        println!("{}", serde_json::json!({ "limit": limit, "results": rows, "backends_agree": status == 0 }));
+        println!(
+            "{}",
+            serde_json::json!({ "limit": limit, "results": rows, "backends_agree": status == 0 })
+        );
     }
     Ok(status)
 }
@@ -411,7 +479,7 @@ fn group(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

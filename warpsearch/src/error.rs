@@ -49,7 +49,9 @@ pub enum GpuError {
     )]
     NoKernels,
     /// The driver is too old for the kernels' PTX.
-    #[error("the NVIDIA driver (CUDA {driver}) cannot load the kernels' PTX ({source}); a driver for CUDA 11.4 or newer is needed")]
+    #[error(
+        "the NVIDIA driver (CUDA {driver}) cannot load the kernels' PTX ({source}); a driver for CUDA 11.4 or newer is needed"
+    )]
     PtxUnsupported {
         /// The driver's CUDA version, as "major.minor".
         driver: String,

@@ -69,27 +69,38 @@ impl GpuDevice {
 
     fn open_unchecked() -> Result<GpuDevice, GpuError> {
         let ctx = CudaContext::new(0).map_err(|e| GpuError::driver("initialising GPU 0", e))?;
-        let attribute = |a: Attribute| ctx.attribute(a).map_err(|e| GpuError::driver("reading device attributes", e));
+        let attribute = |a: Attribute| {
+            ctx.attribute(a)
+                .map_err(|e| GpuError::driver("reading device attributes", e))
+        };
         let compute_capability = (
             attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
             attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
         );
-        let multiprocessors = attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
-        let name = ctx.name().map_err(|e| GpuError::driver("reading the device name", e))?;
+        let multiprocessors =
+            attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let name = ctx
+            .name()
+            .map_err(|e| GpuError::driver("reading the device name", e))?;
         let mut version = 0;
         // SAFETY: writes one int; the library is loaded (checked by `open`).
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
             .result()
             .map_err(|e| GpuError::driver("reading the driver version", e))?;
         let driver_cuda = format!("{}.{}", version / 1000, version % 1000 / 10);
-        let module = ctx.load_module(Ptx::from_src(PTX)).map_err(|source| match source.0 {
-            cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
-            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
-                GpuError::PtxUnsupported { driver: driver_cuda.clone(), source }
-            }
-            _ => GpuError::driver("loading the kernels", source),
-        })?;
+        let module = ctx
+            .load_module(Ptx::from_src(PTX))
+            .map_err(|source| match source.0 {
+                cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
+                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
+                    GpuError::PtxUnsupported {
+                        driver: driver_cuda.clone(),
+                        source,
+                    }
+                }
+                _ => GpuError::driver("loading the kernels", source),
+            })?;
         let stream = ctx.default_stream();
         Ok(GpuDevice {
             ctx,
@@ -110,7 +121,10 @@ impl GpuDevice {
             Some(version) => format!("driver {version}, CUDA {}", self.driver_cuda),
             None => format!("CUDA {}", self.driver_cuda),
         };
-        format!("{} (sm_{major}{minor}, {} SMs, {driver})", self.name, self.multiprocessors)
+        format!(
+            "{} (sm_{major}{minor}, {} SMs, {driver})",
+            self.name, self.multiprocessors
+        )
     }
 
     /// The stream all work is queued on.
@@ -120,16 +134,25 @@ impl GpuDevice {
 
     /// A kernel of the embedded module by name.
     pub fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
-        self.module.load_function(name).map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
+        self.module
+            .load_function(name)
+            .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
     }
 
     /// Waits for all queued work.
     pub fn synchronize(&self) -> Result<(), GpuError> {
-        self.stream.synchronize().map_err(|e| GpuError::driver("waiting for the GPU", e))
+        self.stream
+            .synchronize()
+            .map_err(|e| GpuError::driver("waiting for the GPU", e))
     }
 
     /// Blocks per multiprocessor that fit for `function` at this block size and shared memory.
-    pub fn resident_blocks(&self, function: &CudaFunction, block: u32, shared_bytes: usize) -> Result<u32, GpuError> {
+    pub fn resident_blocks(
+        &self,
+        function: &CudaFunction,
+        block: u32,
+        shared_bytes: usize,
+    ) -> Result<u32, GpuError> {
         function
             .occupancy_max_active_blocks_per_multiprocessor(block, shared_bytes, None)
             .map_err(|e| GpuError::driver("computing occupancy", e))
@@ -150,5 +173,7 @@ pub(crate) fn step<T>(what: &str, result: Result<T, DriverError>) -> Result<T, G
 fn linux_driver_version() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
     let line = text.lines().next()?;
-    line.split_whitespace().find(|word| word.chars().next().is_some_and(|c| c.is_ascii_digit()) && word.contains('.')).map(str::to_string)
+    line.split_whitespace()
+        .find(|word| word.chars().next().is_some_and(|c| c.is_ascii_digit()) && word.contains('.'))
+        .map(str::to_string)
 }

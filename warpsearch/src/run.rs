@@ -34,7 +34,9 @@ impl RunControl {
 
     /// True once the run has been asked to stop.
     pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// A progress counter for `total` units of work, labelled `what`.
@@ -42,13 +44,19 @@ impl RunControl {
         let enabled = self.progress && std::io::stderr().is_terminal();
         let bar = enabled.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-            let style = ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let style = ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg} ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             bar.set_prefix(what.to_string());
             bar
         });
-        Progress { bar, started: Instant::now(), shown: AtomicBool::new(false) }
+        Progress {
+            bar,
+            started: Instant::now(),
+            shown: AtomicBool::new(false),
+        }
     }
 }
 
@@ -64,7 +72,9 @@ impl Progress {
     pub fn advance(&self, done: u64) {
         if let Some(bar) = &self.bar {
             bar.inc(done);
-            if !self.shown.load(Ordering::Relaxed) && self.started.elapsed() > Duration::from_secs(1) {
+            if !self.shown.load(Ordering::Relaxed)
+                && self.started.elapsed() > Duration::from_secs(1)
+            {
                 self.shown.store(true, Ordering::Relaxed);
                 bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
             }

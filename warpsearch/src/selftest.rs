@@ -2,7 +2,7 @@
 //! and compares the results with a plain scalar reference written independently here.
 
 use crate::backend::Backend;
-use crate::error::{Result};
+use crate::error::Result;
 use crate::gpu::{GpuDevice, step};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use kernels::atomic::{NO_INDEX, WorkQueue};
@@ -57,8 +57,20 @@ fn make_inputs(warps: u32, seed: u64) -> Inputs {
                 0 | 1 => x,
                 2 => x & rng.random::<u32>() & rng.random::<u32>(),
                 3 => 1 << (x % 32),
-                4 => if x % 3 == 0 { 0 } else { x },
-                _ => if x % 3 == 0 { u32::MAX } else { x | 1 },
+                4 => {
+                    if x.is_multiple_of(3) {
+                        0
+                    } else {
+                        x
+                    }
+                }
+                _ => {
+                    if x.is_multiple_of(3) {
+                        u32::MAX
+                    } else {
+                        x | 1
+                    }
+                }
             });
         }
     }
@@ -81,12 +93,20 @@ fn run_cpu(inputs: &Inputs, warps: u32) -> (Vec<u32>, u64) {
     let mut out = Vec::with_capacity(warps as usize * OUTPUTS * 32);
     let mut total = 0;
     for warp in 0..warps as usize {
-        let lanes = |i: usize| Lanes::from_array(std::array::from_fn(|l| inputs.words[(warp * INPUTS + i) * 32 + l]));
+        let lanes = |i: usize| {
+            Lanes::from_array(std::array::from_fn(|l| {
+                inputs.words[(warp * INPUTS + i) * 32 + l]
+            }))
+        };
         let (a, b) = (lanes(0), lanes(1));
         for result in exercise(a, b, inputs.salts[warp], WorkQueue::new(&next)) {
             out.extend(result.to_array());
         }
-        total += a.to_array().iter().map(|x| x.count_ones() as u64).sum::<u64>();
+        total += a
+            .to_array()
+            .iter()
+            .map(|x| x.count_ones() as u64)
+            .sum::<u64>();
     }
     (out, total)
 }
@@ -96,16 +116,31 @@ fn run_gpu(device: &GpuDevice, inputs: &Inputs, warps: u32) -> Result<(Vec<u32>,
     let function = device.function("warpsearch_selftest")?;
     let words = step("copying self-test inputs", stream.clone_htod(&inputs.words))?;
     let salts = step("copying self-test inputs", stream.clone_htod(&inputs.salts))?;
-    let mut out = step("allocating self-test outputs", stream.alloc_zeros::<u32>(warps as usize * OUTPUTS * 32))?;
+    let mut out = step(
+        "allocating self-test outputs",
+        stream.alloc_zeros::<u32>(warps as usize * OUTPUTS * 32),
+    )?;
     let next = step("allocating a counter", stream.alloc_zeros::<u32>(1))?;
     let total = step("allocating a counter", stream.alloc_zeros::<u64>(1))?;
     let block = 128u32;
-    let config = LaunchConfig { grid_dim: ((warps * 32).div_ceil(block), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let config = LaunchConfig {
+        grid_dim: ((warps * 32).div_ceil(block), 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut launch = stream.launch_builder(&function);
-    launch.arg(&words).arg(&salts).arg(&mut out).arg(&next).arg(&total).arg(&warps);
+    launch
+        .arg(&words)
+        .arg(&salts)
+        .arg(&mut out)
+        .arg(&next)
+        .arg(&total)
+        .arg(&warps);
     // SAFETY: the arguments match `warpsearch_selftest`'s signature and contract: buffers of
     // `warps` warps, zeroed counters, whole-warp blocks.
-    step("launching the self-test kernel", unsafe { launch.launch(config) })?;
+    step("launching the self-test kernel", unsafe {
+        launch.launch(config)
+    })?;
     let out = step("reading self-test outputs", stream.clone_dtoh(&out))?;
     let total = step("reading self-test outputs", stream.clone_dtoh(&total))?;
     device.synchronize()?;
@@ -118,17 +153,31 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
     let c: [u32; 32] = std::array::from_fn(|i| a[i].rotate_left(s) ^ (b[i] >> (salt % 7)));
     let sparse: [u32; 32] = std::array::from_fn(|i| a[i] & b[i] & c[i]);
     let ballot = (0..32).fold(0u32, |w, i| w | (a[i] & 1) << i);
-    let column = |bit: u32| (0..32).fold(0u32, |w, col| {
-        let count = sparse.iter().filter(|r| *r >> col & 1 == 1).count().min(3) as u32;
-        w | ((count >> bit) & 1) << col
-    });
+    let column = |bit: u32| {
+        (0..32).fold(0u32, |w, col| {
+            let count = sparse.iter().filter(|r| *r >> col & 1 == 1).count().min(3) as u32;
+            w | ((count >> bit) & 1) << col
+        })
+    };
     let uniform = |v: u32| [v; 32];
     let per_lane = |f: &dyn Fn(usize) -> u32| -> [u32; 32] { std::array::from_fn(f) };
     [
         per_lane(&|i| i as u32),
         per_lane(&|i| a[i].count_ones()),
-        per_lane(&|i| if a[i] == 0 { 99 } else { 31 - a[i].leading_zeros() }),
-        per_lane(&|i| if a[i] == 0 { 0 } else { 1 << a[i].trailing_zeros() }),
+        per_lane(&|i| {
+            if a[i] == 0 {
+                99
+            } else {
+                31 - a[i].leading_zeros()
+            }
+        }),
+        per_lane(&|i| {
+            if a[i] == 0 {
+                0
+            } else {
+                1 << a[i].trailing_zeros()
+            }
+        }),
         per_lane(&|i| a[i].reverse_bits()),
         per_lane(&|i| (a[i] & b[i]) | (a[i] & c[i]) | (b[i] & c[i])),
         per_lane(&|i| a[i] ^ b[i] ^ c[i]),
@@ -139,8 +188,20 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         per_lane(&|i| a[(b[i] % 32) as usize]),
         uniform(a[s as usize]),
         per_lane(&|i| a[i ^ s as usize]),
-        per_lane(&|i| if i >= s as usize { a[i - s as usize] } else { a[i] }),
-        per_lane(&|i| if i + (s as usize) < 32 { a[i + s as usize] } else { a[i] }),
+        per_lane(&|i| {
+            if i >= s as usize {
+                a[i - s as usize]
+            } else {
+                a[i]
+            }
+        }),
+        per_lane(&|i| {
+            if i + (s as usize) < 32 {
+                a[i + s as usize]
+            } else {
+                a[i]
+            }
+        }),
         uniform(a.iter().fold(0u32, |x, y| x.wrapping_add(*y))),
         uniform(sparse.iter().fold(0, |x, y| x | y)),
         uniform(column(0)),
@@ -151,9 +212,21 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
     ]
 }
 
-fn compare(backend: &Backend, inputs: &Inputs, warps: u32, outputs: &[u32], popc_total: u64) -> Report {
-    let mut checks: Vec<Check> =
-        OUTPUT_NAMES.iter().map(|name| Check { name: name.to_string(), mismatches: 0, first_mismatch: None }).collect();
+fn compare(
+    backend: &Backend,
+    inputs: &Inputs,
+    warps: u32,
+    outputs: &[u32],
+    popc_total: u64,
+) -> Report {
+    let mut checks: Vec<Check> = OUTPUT_NAMES
+        .iter()
+        .map(|name| Check {
+            name: name.to_string(),
+            mismatches: 0,
+            first_mismatch: None,
+        })
+        .collect();
     let note = |check: &mut Check, message: String| {
         check.mismatches += 1;
         check.first_mismatch.get_or_insert(message);
@@ -161,7 +234,9 @@ fn compare(backend: &Backend, inputs: &Inputs, warps: u32, outputs: &[u32], popc
     let mut claimed = Vec::new();
     let mut expected_total = 0u64;
     for warp in 0..warps as usize {
-        let input = |i: usize| -> [u32; 32] { std::array::from_fn(|l| inputs.words[(warp * INPUTS + i) * 32 + l]) };
+        let input = |i: usize| -> [u32; 32] {
+            std::array::from_fn(|l| inputs.words[(warp * INPUTS + i) * 32 + l])
+        };
         let (a, b) = (input(0), input(1));
         expected_total += a.iter().map(|x| x.count_ones() as u64).sum::<u64>();
         let expected = reference(&a, &b, inputs.salts[warp]);
@@ -170,14 +245,20 @@ fn compare(backend: &Backend, inputs: &Inputs, warps: u32, outputs: &[u32], popc
             if k == CLAIM_OUTPUT {
                 // Wanting lanes get consecutive indices in lane order; the others NO_INDEX.
                 let wanting: Vec<usize> = (0..32).filter(|&l| b[l] & 8 != 0).collect();
-                for l in 0..32 {
-                    if !wanting.contains(&l) && got[l] != NO_INDEX {
-                        note(check, format!("warp {warp} lane {l}: got index {} without asking", got[l]));
+                for (l, &index) in got.iter().enumerate() {
+                    if !wanting.contains(&l) && index != NO_INDEX {
+                        note(
+                            check,
+                            format!("warp {warp} lane {l}: got index {index} without asking"),
+                        );
                     }
                 }
                 for (rank, &l) in wanting.iter().enumerate() {
                     if got[l] != got[wanting[0]].wrapping_add(rank as u32) {
-                        note(check, format!("warp {warp} lane {l}: index {} is not consecutive", got[l]));
+                        note(
+                            check,
+                            format!("warp {warp} lane {l}: index {} is not consecutive", got[l]),
+                        );
                     }
                     claimed.push(got[l]);
                 }
@@ -185,20 +266,44 @@ fn compare(backend: &Backend, inputs: &Inputs, warps: u32, outputs: &[u32], popc
             }
             for lane in 0..32 {
                 if got[lane] != expected[k][lane] {
-                    note(check, format!("warp {warp} lane {lane}: got {:#010x}, expected {:#010x}", got[lane], expected[k][lane]));
+                    note(
+                        check,
+                        format!(
+                            "warp {warp} lane {lane}: got {:#010x}, expected {:#010x}",
+                            got[lane], expected[k][lane]
+                        ),
+                    );
                 }
             }
         }
     }
     // Across warps the claimed indices must be exactly 0..count, each once.
     claimed.sort_unstable();
-    if claimed.iter().enumerate().any(|(i, &index)| index != i as u32) {
-        note(&mut checks[CLAIM_OUTPUT], "claimed indices are not exactly 0..count".into());
+    if claimed
+        .iter()
+        .enumerate()
+        .any(|(i, &index)| index != i as u32)
+    {
+        note(
+            &mut checks[CLAIM_OUTPUT],
+            "claimed indices are not exactly 0..count".into(),
+        );
     }
-    let mut total = Check { name: "atomic u64 total".into(), mismatches: 0, first_mismatch: None };
+    let mut total = Check {
+        name: "atomic u64 total".into(),
+        mismatches: 0,
+        first_mismatch: None,
+    };
     if popc_total != expected_total {
-        note(&mut total, format!("got {popc_total}, expected {expected_total}"));
+        note(
+            &mut total,
+            format!("got {popc_total}, expected {expected_total}"),
+        );
     }
     checks.push(total);
-    Report { backend: backend.describe(), warps, checks }
+    Report {
+        backend: backend.describe(),
+        warps,
+        checks,
+    }
 }

@@ -40,7 +40,10 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the workspace root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask/ is in the workspace root")
+        .to_path_buf()
 }
 
 fn cargo() -> Command {
@@ -52,12 +55,17 @@ fn cargo() -> Command {
 fn status(command: &mut Command, what: &str) -> Result {
     eprintln!("xtask: {what}");
     let status = command.status().map_err(|e| format!("{what}: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
 }
 
 /// The nightly named in kernels/rust-toolchain.toml.
 fn pinned_nightly() -> Result<String> {
-    let text = fs::read_to_string(root().join("kernels/rust-toolchain.toml")).map_err(|e| e.to_string())?;
+    let text = fs::read_to_string(root().join("kernels/rust-toolchain.toml"))
+        .map_err(|e| e.to_string())?;
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("channel"))
         .filter_map(|rest| rest.split('"').nth(1))
@@ -70,7 +78,13 @@ fn pinned_nightly() -> Result<String> {
 fn ensure_nightly() -> Result {
     let toolchain = pinned_nightly()?;
     let installed = Command::new("rustup")
-        .args(["component", "list", "--installed", "--toolchain", &toolchain])
+        .args([
+            "component",
+            "list",
+            "--installed",
+            "--toolchain",
+            &toolchain,
+        ])
         .output()
         .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("rust-src"))
         .unwrap_or(false);
@@ -79,7 +93,12 @@ fn ensure_nightly() -> Result {
     }
     // In the folder of kernels/rust-toolchain.toml, `rustup toolchain install` installs what it
     // names, components included.
-    status(Command::new("rustup").args(["toolchain", "install"]).current_dir(root().join("kernels")), &format!("installing {toolchain} (for the GPU kernels)"))
+    status(
+        Command::new("rustup")
+            .args(["toolchain", "install"])
+            .current_dir(root().join("kernels")),
+        &format!("installing {toolchain} (for the GPU kernels)"),
+    )
 }
 
 /// Builds the release binary; with `require_ptx`, a PTX build failure is an error.
@@ -102,7 +121,10 @@ fn run(args: &[String]) -> Result {
         }
     };
     let binary = build_release(gpu_ready)?;
-    let status = Command::new(binary).args(args).status().map_err(|e| e.to_string())?;
+    let status = Command::new(binary)
+        .args(args)
+        .status()
+        .map_err(|e| e.to_string())?;
     std::process::exit(status.code().unwrap_or(1));
 }
 
@@ -113,14 +135,28 @@ fn bench(args: &[String]) -> Result {
 }
 
 fn test() -> Result {
-    status(cargo().args(["fmt", "--all", "--", "--check"]), "cargo fmt --check")?;
+    status(
+        cargo().args(["fmt", "--all", "--", "--check"]),
+        "cargo fmt --check",
+    )?;
     ensure_nightly()?;
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    clippy
+        .args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut clippy, "cargo clippy -D warnings")?;
     ptx()?;
     let mut tests = cargo();
-    tests.args(["test", "--workspace", "--release"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    tests
+        .args(["test", "--workspace", "--release"])
+        .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut tests, "cargo test --workspace --release")
 }
 
@@ -129,7 +165,9 @@ fn test() -> Result {
 fn ptx() -> Result<PathBuf> {
     ensure_nightly()?;
     let mut build = cargo();
-    build.args(["build", "--package", "warpsearch"]).env("WARPSEARCH_REQUIRE_PTX", "1");
+    build
+        .args(["build", "--package", "warpsearch"])
+        .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut build, "building the PTX")?;
     let source = root().join("target/kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.s");
     let out_dir = root().join("target/ptx");
@@ -163,13 +201,22 @@ fn check_ptxas_report(arch: &str, report: &str) -> Result {
             kernel = rest.split('\'').next().unwrap_or("?");
         }
         if line.contains("bytes stack frame") {
-            let numbers: Vec<u64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let numbers: Vec<u64> = line
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
             if numbers.iter().any(|&n| n != 0) {
-                return Err(format!("{kernel} on {arch} uses local memory: {}", line.trim()));
+                return Err(format!(
+                    "{kernel} on {arch} uses local memory: {}",
+                    line.trim()
+                ));
             }
         }
         if line.contains("Used") && line.contains("registers") {
-            eprintln!("xtask: {arch} {kernel}: {}", line.trim().trim_start_matches("ptxas info    : "));
+            eprintln!(
+                "xtask: {arch} {kernel}: {}",
+                line.trim().trim_start_matches("ptxas info    : ")
+            );
         }
     }
     Ok(())
@@ -184,13 +231,30 @@ fn ensure_ptxas() -> Result<PathBuf> {
     }
     let wheels = tools.join("wheels");
     status(
-        Command::new("python3").args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d"]).arg(&wheels).arg(PTXAS_WHEEL),
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+            ])
+            .arg(&wheels)
+            .arg(PTXAS_WHEEL),
         &format!("downloading ptxas ({PTXAS_WHEEL}) into .tools/"),
     )?;
     let extract = "import sys, zipfile, glob\n\
         wheel = glob.glob(sys.argv[1] + '/nvidia_cuda_nvcc_cu12-*.whl')[0]\n\
         zipfile.ZipFile(wheel).extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])";
-    status(Command::new("python3").args(["-c", extract]).arg(&wheels).arg(&tools), "extracting ptxas")?;
+    status(
+        Command::new("python3")
+            .args(["-c", extract])
+            .arg(&wheels)
+            .arg(&tools),
+        "extracting ptxas",
+    )?;
     make_executable(&ptxas)?;
     Ok(ptxas)
 }
@@ -216,9 +280,12 @@ fn carry() -> Result {
     for entry in fs::read_dir(root().join("scripts")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|e| e == "sh") {
-            fs::copy(&path, carry.join(path.file_name().expect("a file"))).map_err(|e| e.to_string())?;
+            fs::copy(&path, carry.join(path.file_name().expect("a file")))
+                .map_err(|e| e.to_string())?;
         }
     }
-    eprintln!("xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device-nqueens.sh`");
+    eprintln!(
+        "xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device-nqueens.sh`"
+    );
     Ok(())
 }

@@ -114,7 +114,11 @@ impl Rules {
     /// the same instructions whatever its row and kind.
     #[inline(always)]
     pub fn filter(&self, row: u32, free: u32, down: u32) -> u32 {
-        let early = if row < self.bound1 { self.early_exclude } else { 0 };
+        let early = if row < self.bound1 {
+            self.early_exclude
+        } else {
+            0
+        };
         let taken = down & self.side_mask;
         let sides = if taken == 0 {
             0
@@ -123,7 +127,11 @@ impl Rules {
         } else {
             u32::MAX
         };
-        let at_rule_row = if row == self.side_rule_row { sides } else { u32::MAX };
+        let at_rule_row = if row == self.side_rule_row {
+            sides
+        } else {
+            u32::MAX
+        };
         free & !early & at_rule_row
     }
 }
@@ -185,7 +193,11 @@ pub(crate) struct Attacks {
 
 impl Attacks {
     /// No queen placed.
-    pub(crate) const EMPTY: Attacks = Attacks { left: 0, down: 0, right: 0 };
+    pub(crate) const EMPTY: Attacks = Attacks {
+        left: 0,
+        down: 0,
+        right: 0,
+    };
 
     /// The attacks on the following row after a queen at column mask `bit` in this row.
     #[inline(always)]
@@ -200,7 +212,11 @@ impl Attacks {
     /// The inverse of [`place`](Self::place): the attacks before the queen at `bit` was placed.
     #[inline(always)]
     pub(crate) fn unplace(self, bit: u32) -> Attacks {
-        Attacks { left: (self.left >> 1) ^ bit as u64, down: self.down ^ bit, right: (self.right << 1) ^ (bit as u64) << 32 }
+        Attacks {
+            left: (self.left >> 1) ^ bit as u64,
+            down: self.down ^ bit,
+            right: (self.right << 1) ^ (bit as u64) << 32,
+        }
     }
 
     /// Columns among `mask` that no placed queen attacks.
@@ -268,7 +284,9 @@ impl<S: Slab> Search<S> {
         }
         self.row = rows;
         self.start = rows;
-        self.candidates = self.rules.filter(rows, self.attacks.free(self.rules.mask), self.attacks.down);
+        self.candidates =
+            self.rules
+                .filter(rows, self.attacks.free(self.rules.mask), self.attacks.down);
     }
 
     /// Places up to `budget` queens, backing up as needed in between. Returns false once the
@@ -367,8 +385,18 @@ mod tests {
     use super::*;
 
     /// (total, unique) for n = 4..=13 (OEIS A000170, A002562).
-    const KNOWN: [(u64, u64); 10] =
-        [(2, 1), (10, 2), (4, 1), (40, 6), (92, 12), (352, 46), (724, 92), (2680, 341), (14200, 1787), (73712, 9233)];
+    const KNOWN: [(u64, u64); 10] = [
+        (2, 1),
+        (10, 2),
+        (4, 1),
+        (40, 6),
+        (92, 12),
+        (352, 46),
+        (724, 92),
+        (2680, 341),
+        (14200, 1787),
+        (73712, 9233),
+    ];
 
     fn count(n: u32, rows: u32) -> Tally {
         let mut search = Search::new(n, [0u32; 32]);
@@ -385,7 +413,11 @@ mod tests {
     fn counts_match_known_values_at_every_split_depth() {
         for (n, &(total, unique)) in (4..).zip(KNOWN.iter()) {
             let reference = count(n, 2);
-            assert_eq!((reference.total(), reference.unique()), (total, unique), "n = {n}");
+            assert_eq!(
+                (reference.total(), reference.unique()),
+                (total, unique),
+                "n = {n}"
+            );
             for rows in 3..=MAX_PREFIX_ROWS {
                 // Where the tree is split must not change the counts, nor the nodes visited.
                 assert_eq!(count(n, rows), reference, "n = {n}, rows = {rows}");
@@ -397,11 +429,21 @@ mod tests {
     fn attacks_unplace_inverts_place() {
         // A 25-queens solution (evens then odds; valid since 25 mod 6 = 1): deep enough to
         // shift the 64-bit masks as far as the search ever does.
-        let columns: [u32; 25] = core::array::from_fn(|i| if i < 12 { 2 * i as u32 + 1 } else { 2 * (i as u32 - 12) });
+        let columns: [u32; 25] = core::array::from_fn(|i| {
+            if i < 12 {
+                2 * i as u32 + 1
+            } else {
+                2 * (i as u32 - 12)
+            }
+        });
         let mut history = [Attacks::EMPTY; 25];
         let mut attacks = Attacks::EMPTY;
         for (row, &column) in columns.iter().enumerate() {
-            assert_ne!(attacks.free((1 << 25) - 1) & 1 << column, 0, "row {row} attacked");
+            assert_ne!(
+                attacks.free((1 << 25) - 1) & 1 << column,
+                0,
+                "row {row} attacked"
+            );
             history[row] = attacks;
             attacks = attacks.place(1 << column);
         }
@@ -415,7 +457,10 @@ mod tests {
     fn subproblem_packing_round_trips() {
         let columns = [1, 26, 0, 13, 7, 31, 2, 9, 30, 4];
         let packed = Subproblem::new(Kind::Interior, 12, &columns);
-        assert_eq!((packed.kind(), packed.bound1(), packed.rows()), (Kind::Interior, 12, 10));
+        assert_eq!(
+            (packed.kind(), packed.bound1(), packed.rows()),
+            (Kind::Interior, 12, 10)
+        );
         for (row, &column) in columns.iter().enumerate() {
             assert_eq!(packed.column(row as u32), column);
         }

@@ -29,13 +29,26 @@ impl Row128 {
     /// The low `n` bits set (`n ≤ 128`).
     #[inline(always)]
     pub fn first(n: u32) -> Row128 {
-        Row128 { low: low_bits(n.min(64)), high: low_bits(n.saturating_sub(64)) }
+        Row128 {
+            low: low_bits(n.min(64)),
+            high: low_bits(n.saturating_sub(64)),
+        }
     }
 
     /// Only bit `index` (< 128) set.
     #[inline(always)]
     pub fn bit(index: u32) -> Row128 {
-        if index < 64 { Row128 { low: 1 << index, high: 0 } } else { Row128 { low: 0, high: 1 << (index - 64) } }
+        if index < 64 {
+            Row128 {
+                low: 1 << index,
+                high: 0,
+            }
+        } else {
+            Row128 {
+                low: 0,
+                high: 1 << (index - 64),
+            }
+        }
     }
 
     /// True when no bit is set.
@@ -47,37 +60,57 @@ impl Row128 {
     /// Index of the lowest set bit (128 when empty).
     #[inline(always)]
     pub fn lowest(self) -> u32 {
-        if self.low != 0 { self.low.trailing_zeros() } else { 64 + self.high.trailing_zeros() }
+        if self.low != 0 {
+            self.low.trailing_zeros()
+        } else {
+            64 + self.high.trailing_zeros()
+        }
     }
 
     /// Bits `shift ..` moved down to 0 (`shift < 128`).
     #[inline(always)]
-    pub fn shr(self, shift: u32) -> Row128 {
+    pub fn shifted_down(self, shift: u32) -> Row128 {
         if shift == 0 {
             self
         } else if shift < 64 {
-            Row128 { low: self.low >> shift | self.high << (64 - shift), high: self.high >> shift }
+            Row128 {
+                low: self.low >> shift | self.high << (64 - shift),
+                high: self.high >> shift,
+            }
         } else {
-            Row128 { low: self.high >> (shift - 64), high: 0 }
+            Row128 {
+                low: self.high >> (shift - 64),
+                high: 0,
+            }
         }
     }
 
     /// Bits moved up by `shift` (`shift < 128`), the top ones dropped.
     #[inline(always)]
-    pub fn shl(self, shift: u32) -> Row128 {
+    pub fn shifted_up(self, shift: u32) -> Row128 {
         if shift == 0 {
             self
         } else if shift < 64 {
-            Row128 { low: self.low << shift, high: self.high << shift | self.low >> (64 - shift) }
+            Row128 {
+                low: self.low << shift,
+                high: self.high << shift | self.low >> (64 - shift),
+            }
         } else {
-            Row128 { low: 0, high: self.low << (shift - 64) }
+            Row128 {
+                low: 0,
+                high: self.low << (shift - 64),
+            }
         }
     }
 
     /// Rotated right by `by` within the low `n` bits (`by < n ≤ 128`, higher bits clear).
     #[inline(always)]
     pub fn rotate_right(self, by: u32, n: u32) -> Row128 {
-        if by == 0 { self } else { (self.shr(by) | self.shl(n - by)) & Row128::first(n) }
+        if by == 0 {
+            self
+        } else {
+            (self.shifted_down(by) | self.shifted_up(n - by)) & Row128::first(n)
+        }
     }
 }
 
@@ -90,7 +123,10 @@ impl core::ops::BitOr for Row128 {
     type Output = Row128;
     #[inline(always)]
     fn bitor(self, rhs: Row128) -> Row128 {
-        Row128 { low: self.low | rhs.low, high: self.high | rhs.high }
+        Row128 {
+            low: self.low | rhs.low,
+            high: self.high | rhs.high,
+        }
     }
 }
 
@@ -98,7 +134,10 @@ impl core::ops::BitAnd for Row128 {
     type Output = Row128;
     #[inline(always)]
     fn bitand(self, rhs: Row128) -> Row128 {
-        Row128 { low: self.low & rhs.low, high: self.high & rhs.high }
+        Row128 {
+            low: self.low & rhs.low,
+            high: self.high & rhs.high,
+        }
     }
 }
 
@@ -106,7 +145,10 @@ impl core::ops::Not for Row128 {
     type Output = Row128;
     #[inline(always)]
     fn not(self) -> Row128 {
-        Row128 { low: !self.low, high: !self.high }
+        Row128 {
+            low: !self.low,
+            high: !self.high,
+        }
     }
 }
 
@@ -153,7 +195,10 @@ impl Bits256 {
         if s == 0 {
             Row128 { low: a, high: b }
         } else {
-            Row128 { low: a >> s | b << (64 - s), high: b >> s | c << (64 - s) }
+            Row128 {
+                low: a >> s | b << (64 - s),
+                high: b >> s | c << (64 - s),
+            }
         }
     }
 }
@@ -197,7 +242,8 @@ pub fn search<S: Slab>(n: u32, seed: u64, index: u64, limit: u32, rows: &mut S) 
         if placed >= limit {
             return (Outcome::GaveUp, placed);
         }
-        let free = mask & !(columns | down_diagonals.window(row) | up_diagonals.window(n - 1 - row));
+        let free =
+            mask & !(columns | down_diagonals.window(row) | up_diagonals.window(n - 1 - row));
         // Free columns in this row's cyclic order, bit k = column (start + k) mod n.
         let ahead = free.rotate_right(start, n) & !Row128::first(resume_from);
         if ahead.is_empty() {
@@ -236,7 +282,11 @@ mod tests {
 
     fn verify(columns: &[u32]) -> bool {
         let n = columns.len();
-        (0..n).all(|a| (a + 1..n).all(|b| columns[a] != columns[b] && columns[a].abs_diff(columns[b]) as usize != b - a))
+        (0..n).all(|a| {
+            (a + 1..n).all(|b| {
+                columns[a] != columns[b] && columns[a].abs_diff(columns[b]) as usize != b - a
+            })
+        })
     }
 
     #[test]
@@ -249,7 +299,11 @@ mod tests {
             let window = bits.window(shift);
             for k in 0..128u32 {
                 let expected = [0, 5, 63, 64, 100, 127, 128, 200, 254].contains(&(shift + k));
-                assert_eq!(!(window & Row128::bit(k)).is_empty(), expected, "shift {shift} bit {k}");
+                assert_eq!(
+                    !(window & Row128::bit(k)).is_empty(),
+                    expected,
+                    "shift {shift} bit {k}"
+                );
             }
         }
         bits.clear(64);
@@ -262,17 +316,32 @@ mod tests {
         let as_u128 = |r: Row128| (r.high as u128) << 64 | r.low as u128;
         let mut rng = crate::rng::SplitMix64::new(5, 5);
         for _ in 0..2000 {
-            let x = Row128 { low: rng.next_u64(), high: rng.next_u64() };
+            let x = Row128 {
+                low: rng.next_u64(),
+                high: rng.next_u64(),
+            };
             let n = 1 + rng.below(128);
-            let mask = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
+            let mask = if n == 128 {
+                u128::MAX
+            } else {
+                (1u128 << n) - 1
+            };
             let shift = rng.below(128);
-            assert_eq!(as_u128(x.shr(shift)), as_u128(x) >> shift);
-            assert_eq!(as_u128(x.shl(shift)), as_u128(x) << shift);
+            assert_eq!(as_u128(x.shifted_down(shift)), as_u128(x) >> shift);
+            assert_eq!(as_u128(x.shifted_up(shift)), as_u128(x) << shift);
             assert_eq!(as_u128(Row128::first(n)), mask);
             let by = rng.below(n);
             let within = as_u128(x) & mask;
-            let rotated = if by == 0 { within } else { ((within >> by) | (within << (n - by))) & mask };
-            assert_eq!(as_u128((x & Row128::first(n)).rotate_right(by, n)), rotated, "n {n} by {by}");
+            let rotated = if by == 0 {
+                within
+            } else {
+                ((within >> by) | (within << (n - by))) & mask
+            };
+            assert_eq!(
+                as_u128((x & Row128::first(n)).rotate_right(by, n)),
+                rotated,
+                "n {n} by {by}"
+            );
             assert_eq!(Row128::bit(shift).lowest(), shift);
         }
     }
@@ -283,7 +352,11 @@ mod tests {
             let found = (0..200u64).find_map(|index| {
                 let mut rows = [0u32; 128];
                 let (outcome, _) = search(n, 42, index, 20_000, &mut rows);
-                (outcome == Outcome::Found).then(|| (0..n).map(|r| column_of(rows[r as usize], n)).collect::<Vec<_>>())
+                (outcome == Outcome::Found).then(|| {
+                    (0..n)
+                        .map(|r| column_of(rows[r as usize], n))
+                        .collect::<Vec<_>>()
+                })
             });
             let columns = found.unwrap_or_else(|| panic!("no solution for n = {n}"));
             assert!(verify(&columns), "n = {n}: {columns:?}");

@@ -16,7 +16,8 @@ impl Subproblem {
 
     /// Packs a prefix; `columns.len()` must not exceed [`MAX_PREFIX_ROWS`].
     pub fn new(kind: Kind, bound1: u32, columns: &[u32]) -> Subproblem {
-        let mut word = (kind == Kind::Interior) as u64 | (bound1 as u64) << 1 | (columns.len() as u64) << 6;
+        let mut word =
+            (kind == Kind::Interior) as u64 | (bound1 as u64) << 1 | (columns.len() as u64) << 6;
         for (row, &column) in columns.iter().enumerate() {
             word |= (column as u64) << (Self::COLUMNS_SHIFT + 5 * row as u32);
         }
@@ -26,7 +27,11 @@ impl Subproblem {
     /// Corner or interior.
     #[inline(always)]
     pub fn kind(self) -> Kind {
-        if self.0 & 1 == 1 { Kind::Interior } else { Kind::Corner }
+        if self.0 & 1 == 1 {
+            Kind::Interior
+        } else {
+            Kind::Corner
+        }
     }
 
     /// The family's `bound1`.
@@ -88,7 +93,11 @@ fn extend(
     emit: &mut impl FnMut(Subproblem),
 ) -> u64 {
     if row == depth {
-        emit(Subproblem::new(rules.kind, rules.bound1, &columns[..depth as usize]));
+        emit(Subproblem::new(
+            rules.kind,
+            rules.bound1,
+            &columns[..depth as usize],
+        ));
         return 0;
     }
     let mut candidates = rules.filter(row, attacks.free(rules.mask), attacks.down);

@@ -60,7 +60,11 @@ impl<T: Copy> Lanes<T> {
 
     /// Combines two per-lane values lane by lane.
     #[inline(always)]
-    pub fn zip_with<U: Copy, V: Copy>(self, other: Lanes<U>, mut f: impl FnMut(T, U) -> V) -> Lanes<V> {
+    pub fn zip_with<U: Copy, V: Copy>(
+        self,
+        other: Lanes<U>,
+        mut f: impl FnMut(T, U) -> V,
+    ) -> Lanes<V> {
         Lanes(f(self.0, other.0))
     }
 
@@ -100,7 +104,11 @@ impl<T: Copy> Lanes<T> {
 
     /// Combines two per-lane values lane by lane.
     #[inline(always)]
-    pub fn zip_with<U: Copy, V: Copy>(self, other: Lanes<U>, mut f: impl FnMut(T, U) -> V) -> Lanes<V> {
+    pub fn zip_with<U: Copy, V: Copy>(
+        self,
+        other: Lanes<U>,
+        mut f: impl FnMut(T, U) -> V,
+    ) -> Lanes<V> {
         Lanes(core::array::from_fn(|i| f(self.0[i], other.0[i])))
     }
 
@@ -134,7 +142,9 @@ impl<T: Copy> Lanes<T> {
     /// Per lane: `if self { a } else { b }`.
     #[inline(always)]
     pub fn select(condition: Lanes<bool>, a: Lanes<T>, b: Lanes<T>) -> Lanes<T> {
-        condition.zip_with(a, |c, x| (c, x)).zip_with(b, |(c, x), y| if c { x } else { y })
+        condition
+            .zip_with(a, |c, x| (c, x))
+            .zip_with(b, |(c, x), y| if c { x } else { y })
     }
 }
 

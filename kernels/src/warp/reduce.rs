@@ -55,13 +55,17 @@ impl Lanes<u32> {
             bit1 = x1 | y1 | (x0 & y0);
             bit0 = lanes_maj3(x1, y0, y1) | (x0 ^ y0);
         });
-        ColumnCounts { bit0: bit0.uniform(), bit1: bit1.uniform() }
+        ColumnCounts {
+            bit0: bit0.uniform(),
+            bit1: bit1.uniform(),
+        }
     }
 }
 
 #[inline(always)]
 fn lanes_maj3(a: Lanes<u32>, b: Lanes<u32>, c: Lanes<u32>) -> Lanes<u32> {
-    a.zip_with(b, |a, b| (a, b)).zip_with(c, |(a, b), c| maj3(a, b, c))
+    a.zip_with(b, |a, b| (a, b))
+        .zip_with(c, |(a, b), c| maj3(a, b, c))
 }
 
 /// Per-column counts saturated at 3, as two bit-planes: column `c` holds
@@ -102,6 +106,22 @@ impl ColumnCounts {
     }
 }
 
+impl Lanes<u64> {
+    /// Wrapping sum of the 32 lanes' 64-bit values, returned to every lane
+    /// (each round shuffles the two 32-bit halves).
+    #[inline(always)]
+    pub fn sum(self) -> u64 {
+        let mut x = self;
+        butterfly(|s| {
+            let low = x.map(|v| v as u32).shuffle_xor(s);
+            let high = x.map(|v| (v >> 32) as u32).shuffle_xor(s);
+            let other = low.zip_with(high, |l, h| (h as u64) << 32 | l as u64);
+            x = x.zip_with(other, u64::wrapping_add);
+        });
+        x.uniform()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,7 +129,9 @@ mod tests {
 
     fn sparse_rows() -> impl Strategy<Value = [u32; 32]> {
         // Sparse rows make every saturated count from 0 to 3 common.
-        proptest::array::uniform32((any::<u32>(), any::<u32>(), any::<u32>()).prop_map(|(a, b, c)| a & b & c))
+        proptest::array::uniform32(
+            (any::<u32>(), any::<u32>(), any::<u32>()).prop_map(|(a, b, c)| a & b & c),
+        )
     }
 
     proptest! {
@@ -137,21 +159,5 @@ mod tests {
             prop_assert_eq!(lanes.any(), reference != 0);
             prop_assert_eq!(lanes.all(), reference == u32::MAX);
         }
-    }
-}
-
-impl Lanes<u64> {
-    /// Wrapping sum of the 32 lanes' 64-bit values, returned to every lane
-    /// (each round shuffles the two 32-bit halves).
-    #[inline(always)]
-    pub fn sum(self) -> u64 {
-        let mut x = self;
-        butterfly(|s| {
-            let low = x.map(|v| v as u32).shuffle_xor(s);
-            let high = x.map(|v| (v >> 32) as u32).shuffle_xor(s);
-            let other = low.zip_with(high, |l, h| (h as u64) << 32 | l as u64);
-            x = x.zip_with(other, u64::wrapping_add);
-        });
-        x.uniform()
     }
 }

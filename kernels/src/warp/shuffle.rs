@@ -73,7 +73,9 @@ impl Lanes<u32> {
     /// Lane `i` receives the value of lane `source[i] % 32`. CPU twin of `shfl.sync.idx`.
     #[inline(always)]
     pub fn shuffle(self, source: Lanes<u32>) -> Lanes<u32> {
-        Lanes(core::array::from_fn(|i| self.0[(source.0[i] % 32) as usize]))
+        Lanes(core::array::from_fn(|i| {
+            self.0[(source.0[i] % 32) as usize]
+        }))
     }
 
     /// Every lane receives lane `source % 32`'s value. CPU twin of a uniform `shfl.sync.idx`.
@@ -94,7 +96,13 @@ impl Lanes<u32> {
     #[inline(always)]
     pub fn shuffle_up(self, delta: u32) -> Lanes<u32> {
         let delta = (delta % 32) as usize;
-        Lanes(core::array::from_fn(|i| if i >= delta { self.0[i - delta] } else { self.0[i] }))
+        Lanes(core::array::from_fn(|i| {
+            if i >= delta {
+                self.0[i - delta]
+            } else {
+                self.0[i]
+            }
+        }))
     }
 
     /// Lane `i` receives lane `i + delta`'s value; lanes above `31 - delta` keep their own.
@@ -102,7 +110,13 @@ impl Lanes<u32> {
     #[inline(always)]
     pub fn shuffle_down(self, delta: u32) -> Lanes<u32> {
         let delta = (delta % 32) as usize;
-        Lanes(core::array::from_fn(|i| if i + delta < 32 { self.0[i + delta] } else { self.0[i] }))
+        Lanes(core::array::from_fn(|i| {
+            if i + delta < 32 {
+                self.0[i + delta]
+            } else {
+                self.0[i]
+            }
+        }))
     }
 }
 

@@ -49,7 +49,10 @@ impl Lanes<bool> {
     /// Bit `i` of the result is lane `i`'s value. CPU twin of `vote.sync.ballot.b32`.
     #[inline(always)]
     pub fn ballot(self) -> u32 {
-        self.0.iter().enumerate().fold(0, |word, (lane, &bit)| word | (bit as u32) << lane)
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |word, (lane, &bit)| word | (bit as u32) << lane)
     }
 
     /// True when any lane's value is true. CPU twin of `vote.sync.any.pred`.

@@ -6,7 +6,9 @@ use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, step};
 use crate::run::RunControl;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use kernels::nqueens::{MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes};
+use kernels::nqueens::{
+    MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
+};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -20,7 +22,11 @@ const GPU_STEPS_PER_POLL: u32 = 16;
 
 /// A positive integer from the environment, for tuning runs; `default` otherwise.
 fn tuning<T: std::str::FromStr + PartialOrd + Default>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| *v > T::default()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|v| *v > T::default())
+        .unwrap_or(default)
 }
 
 fn steps_per_poll() -> u32 {
@@ -42,7 +48,10 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     }
     let target = match backend {
         Backend::Cpu(pool) => 512 * pool.current_num_threads() as u64,
-        Backend::Gpu(device) => tuning("WARPSEARCH_SPLIT", GPU_SUBPROBLEMS_PER_THREAD) * gpu_resident_threads(device, n)? as u64,
+        Backend::Gpu(device) => {
+            tuning("WARPSEARCH_SPLIT", GPU_SUBPROBLEMS_PER_THREAD)
+                * gpu_resident_threads(device, n)? as u64
+        }
     };
     let (subproblems, prefix_nodes) = split(n, target);
     let mut tally = match backend {
@@ -50,10 +59,24 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
         Backend::Gpu(device) => run_gpu(device, n, &subproblems, control)?,
     };
     tally.nodes += prefix_nodes;
-    Ok(finish(n, backend, started, tally.total(), tally.unique(), tally.nodes))
+    Ok(finish(
+        n,
+        backend,
+        started,
+        tally.total(),
+        tally.unique(),
+        tally.nodes,
+    ))
 }
 
-fn finish(n: u32, backend: &Backend, started: Instant, total: u64, unique: u64, nodes: u64) -> Counts {
+fn finish(
+    n: u32,
+    backend: &Backend,
+    started: Instant,
+    total: u64,
+    unique: u64,
+    nodes: u64,
+) -> Counts {
     Counts {
         n,
         total,
@@ -81,7 +104,12 @@ fn split(n: u32, target: u64) -> (Vec<Subproblem>, u64) {
     }
 }
 
-fn run_cpu(pool: &rayon::ThreadPool, n: u32, subproblems: &[Subproblem], control: &RunControl) -> Result<Tally> {
+fn run_cpu(
+    pool: &rayon::ThreadPool,
+    n: u32,
+    subproblems: &[Subproblem],
+    control: &RunControl,
+) -> Result<Tally> {
     let progress = control.progress_bar(subproblems.len() as u64, &format!("{n}-queens (CPU)"));
     let tally = pool.install(|| {
         subproblems
@@ -121,7 +149,12 @@ fn shared_bytes(n: u32) -> usize {
 
 /// Launches over the subproblems in chunks: one launch for short runs, more for long ones so
 /// that progress is shown and Ctrl-C is honoured between launches.
-fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &RunControl) -> Result<Tally> {
+fn run_gpu(
+    device: &GpuDevice,
+    n: u32,
+    subproblems: &[Subproblem],
+    control: &RunControl,
+) -> Result<Tally> {
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens")?;
     let shared = shared_bytes(n);
@@ -134,7 +167,12 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         22 => 32,
         _ => 128,
     }
-    .min(words.len().div_ceil(blocks as usize * block as usize).max(1));
+    .min(
+        words
+            .len()
+            .div_ceil(blocks as usize * block as usize)
+            .max(1),
+    );
     let steps = steps_per_poll();
     let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
     let counters = step("allocating counters", stream.alloc_zeros::<u32>(launches))?;
@@ -151,12 +189,24 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
         let slice = device_words.slice(start..end);
         let next = counters.slice(launch_index..launch_index + 1);
         let count = (end - start) as u32;
-        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
+        let config = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: shared as u32,
+        };
         let mut launch = stream.launch_builder(&function);
-        launch.arg(&n).arg(&slice).arg(&count).arg(&steps).arg(&next).arg(&tallies);
+        launch
+            .arg(&n)
+            .arg(&slice)
+            .arg(&count)
+            .arg(&steps)
+            .arg(&next)
+            .arg(&tallies);
         // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter
         // and tallies, 4·n bytes of shared memory per thread, whole-warp blocks.
-        step("launching the N-Queens kernel", unsafe { launch.launch(config) })?;
+        step("launching the N-Queens kernel", unsafe {
+            launch.launch(config)
+        })?;
         if launches > 1 {
             device.synchronize()?;
             progress.advance(count as u64);
@@ -165,5 +215,48 @@ fn run_gpu(device: &GpuDevice, n: u32, subproblems: &[Subproblem], control: &Run
     let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
     device.synchronize()?;
     progress.finish();
-    Ok(Tally { count2: result[0], count4: result[1], count8: result[2], nodes: result[3] })
+    Ok(Tally {
+        count2: result[0],
+        count4: result[1],
+        count8: result[2],
+        nodes: result[3],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nqueens::KNOWN;
+
+    #[test]
+    fn cpu_counts_match_the_known_values_for_n_1_to_16() {
+        let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
+        for n in 1..=16 {
+            let counts = count_on(n, &backend, &RunControl::quiet()).unwrap();
+            assert_eq!(
+                (counts.total, counts.unique),
+                KNOWN[n as usize - 1],
+                "n = {n}"
+            );
+            assert_eq!(counts.known_match, Some(true));
+        }
+    }
+
+    #[test]
+    fn symmetry_search_agrees_with_brute_force() {
+        let backend = Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        for n in 1..=10 {
+            let (total, unique, _) = reference::count_by_brute_force(n);
+            let counts = count_on(n, &backend, &RunControl::quiet()).unwrap();
+            assert_eq!((counts.total, counts.unique), (total, unique), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn a_cancelled_count_reports_no_result() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let backend = Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        let result = count_on(14, &backend, &RunControl::quiet().with_cancel(flag));
+        assert!(matches!(result, Err(Error::Interrupted)));
+    }
 }

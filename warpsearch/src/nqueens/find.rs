@@ -92,7 +92,10 @@ pub fn check_n(n: u32, method: Method) -> Result<()> {
         Method::RandomDfs => (random_dfs::MAX_N, "the search's 128-bit masks"),
     };
     if n > limit {
-        return Err(Error::InvalidArgument(format!("--method {} handles N up to {limit} ({why}); got {n}", method_name(method))));
+        return Err(Error::InvalidArgument(format!(
+            "--method {} handles N up to {limit} ({why}); got {n}",
+            method_name(method)
+        )));
     }
     Ok(())
 }
@@ -109,9 +112,9 @@ pub fn method_name(method: Method) -> &'static str {
 /// A vector of `len` copies of `value`, or an error instead of an abort when memory is short.
 fn allocate<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> {
     let mut vector = Vec::new();
-    vector
-        .try_reserve_exact(len)
-        .map_err(|_| Error::InvalidArgument(format!("not enough memory for {what} ({len} entries)")))?;
+    vector.try_reserve_exact(len).map_err(|_| {
+        Error::InvalidArgument(format!("not enough memory for {what} ({len} entries)"))
+    })?;
     vector.resize(len, value);
     Ok(vector)
 }
@@ -132,10 +135,14 @@ pub fn verify(columns: &[u32]) -> Result<()> {
     for (row, &column) in columns.iter().enumerate() {
         let column = column as usize;
         if column >= n {
-            return Err(Error::Verification(format!("row {row}: column {column} is off the board")));
+            return Err(Error::Verification(format!(
+                "row {row}: column {column} is off the board"
+            )));
         }
         if mark(column_bits, column) || mark(down, row + column) || mark(up, column + n - 1 - row) {
-            return Err(Error::Verification(format!("row {row}: the queen at column {column} is attacked")));
+            return Err(Error::Verification(format!(
+                "row {row}: the queen at column {column} is attacked"
+            )));
         }
     }
     Ok(())
@@ -149,7 +156,9 @@ pub fn verify(columns: &[u32]) -> Result<()> {
 pub fn construct(n: u32) -> Result<Vec<u32>> {
     check_n(n, Method::Construct)?;
     let mut columns = allocate(0, 0u32, "the solution")?;
-    columns.try_reserve_exact(n as usize).map_err(|_| Error::InvalidArgument(format!("not enough memory for {n} queens")))?;
+    columns
+        .try_reserve_exact(n as usize)
+        .map_err(|_| Error::InvalidArgument(format!("not enough memory for {n} queens")))?;
     let evens = (2..=n).step_by(2);
     let odds = (1..=n).step_by(2);
     match n % 6 {
@@ -211,7 +220,10 @@ impl MinConflicts {
     fn new(n: u32, seed: u64, attempt: u64) -> Result<MinConflicts> {
         let n = n as usize;
         let mut columns = allocate(n, 0u32, "the queens")?;
-        columns.iter_mut().enumerate().for_each(|(i, c)| *c = i as u32);
+        columns
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| *c = i as u32);
         Ok(MinConflicts {
             n,
             columns,
@@ -344,7 +356,14 @@ pub struct BatchReport {
 const RANDOM_DFS_BLOCK: u32 = 64;
 
 /// Runs searches `first .. first + searches` of the family `seed` on `backend`.
-pub fn random_dfs_batch(n: u32, backend: &Backend, seed: u64, first: u64, searches: u32, limit: u32) -> Result<BatchReport> {
+pub fn random_dfs_batch(
+    n: u32,
+    backend: &Backend,
+    seed: u64,
+    first: u64,
+    searches: u32,
+    limit: u32,
+) -> Result<BatchReport> {
     check_n(n, Method::RandomDfs)?;
     let started = std::time::Instant::now();
     match backend {
@@ -354,9 +373,14 @@ pub fn random_dfs_batch(n: u32, backend: &Backend, seed: u64, first: u64, search
                     .into_par_iter()
                     .map(|i| {
                         let mut rows = [0u32; 128];
-                        let (outcome, placed) = random_dfs::search(n, seed, first + i, limit, &mut rows);
+                        let (outcome, placed) =
+                            random_dfs::search(n, seed, first + i, limit, &mut rows);
                         let found = outcome == Outcome::Found;
-                        let solution = found.then(|| (0..n).map(|r| random_dfs::column_of(rows[r as usize], n)).collect());
+                        let solution = found.then(|| {
+                            (0..n)
+                                .map(|r| random_dfs::column_of(rows[r as usize], n))
+                                .collect()
+                        });
                         (found, placed, solution)
                     })
                     .collect()
@@ -364,7 +388,14 @@ pub fn random_dfs_batch(n: u32, backend: &Backend, seed: u64, first: u64, search
             let solutions = results.iter().filter(|r| r.0).count() as u32;
             let placed = results.iter().map(|r| r.1 as u64).sum();
             let solution = results.into_iter().find_map(|r| r.2);
-            Ok(BatchReport { searches, solutions, placed, shape: String::new(), seconds: started.elapsed().as_secs_f64(), solution })
+            Ok(BatchReport {
+                searches,
+                solutions,
+                placed,
+                shape: String::new(),
+                seconds: started.elapsed().as_secs_f64(),
+                solution,
+            })
         }
         Backend::Gpu(device) => random_dfs_gpu(device, n, seed, first, searches, limit, started),
     }
@@ -382,18 +413,40 @@ fn random_dfs_gpu(
     let stream = device.stream();
     let function = device.function("warpsearch_random_dfs")?;
     let shared = 4 * n as usize * RANDOM_DFS_BLOCK as usize;
-    let resident = device.resident_blocks(&function, RANDOM_DFS_BLOCK, shared)? * device.multiprocessors;
+    let resident =
+        device.resident_blocks(&function, RANDOM_DFS_BLOCK, shared)? * device.multiprocessors;
     let blocks = resident.min(searches.div_ceil(RANDOM_DFS_BLOCK)).max(1);
-    let mut found = step("allocating random-dfs results", stream.alloc_zeros::<u32>(searches as usize))?;
+    let mut found = step(
+        "allocating random-dfs results",
+        stream.alloc_zeros::<u32>(searches as usize),
+    )?;
     let placed = step("allocating a counter", stream.alloc_zeros::<u64>(1))?;
     let winner = step("allocating a counter", stream.clone_htod(&[u32::MAX]))?;
-    let mut solution = step("allocating the solution", stream.alloc_zeros::<u32>(n as usize))?;
-    let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (RANDOM_DFS_BLOCK, 1, 1), shared_mem_bytes: shared as u32 };
+    let mut solution = step(
+        "allocating the solution",
+        stream.alloc_zeros::<u32>(n as usize),
+    )?;
+    let config = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (RANDOM_DFS_BLOCK, 1, 1),
+        shared_mem_bytes: shared as u32,
+    };
     let mut launch = stream.launch_builder(&function);
-    launch.arg(&n).arg(&seed).arg(&first).arg(&searches).arg(&limit).arg(&mut found).arg(&placed).arg(&winner).arg(&mut solution);
+    launch
+        .arg(&n)
+        .arg(&seed)
+        .arg(&first)
+        .arg(&searches)
+        .arg(&limit)
+        .arg(&mut found)
+        .arg(&placed)
+        .arg(&winner)
+        .arg(&mut solution);
     // SAFETY: arguments match `warpsearch_random_dfs`: `searches` result words, `n` solution
     // words, zeroed `placed`, `winner` = u32::MAX, 4·n bytes of shared memory per thread.
-    step("launching the random-dfs kernel", unsafe { launch.launch(config) })?;
+    step("launching the random-dfs kernel", unsafe {
+        launch.launch(config)
+    })?;
     let found = step("reading random-dfs results", stream.clone_dtoh(&found))?;
     let placed = step("reading random-dfs results", stream.clone_dtoh(&placed))?[0];
     let winner = step("reading random-dfs results", stream.clone_dtoh(&winner))?[0];
@@ -459,8 +512,14 @@ mod tests {
         assert!(matches!(construct(2), Err(Error::NoSolution(_))));
         assert!(matches!(construct(3), Err(Error::NoSolution(_))));
         assert!(matches!(construct(0), Err(Error::InvalidArgument(_))));
-        assert!(matches!(check_n(129, Method::RandomDfs), Err(Error::InvalidArgument(_))));
-        assert!(matches!(check_n(MAX_CONSTRUCT_N + 1, Method::Construct), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            check_n(129, Method::RandomDfs),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            check_n(MAX_CONSTRUCT_N + 1, Method::Construct),
+            Err(Error::InvalidArgument(_))
+        ));
     }
 
     #[test]
@@ -476,7 +535,11 @@ mod tests {
         for (n, seed) in [(8, 1), (50, 2), (1000, 3), (100_000, 4), (8, 99)] {
             let a = min_conflicts(n, seed, &RunControl::quiet()).unwrap();
             verify(&a).unwrap();
-            assert_eq!(a, min_conflicts(n, seed, &RunControl::quiet()).unwrap(), "n = {n}, seed {seed}");
+            assert_eq!(
+                a,
+                min_conflicts(n, seed, &RunControl::quiet()).unwrap(),
+                "n = {n}, seed {seed}"
+            );
         }
     }
 
@@ -484,7 +547,11 @@ mod tests {
     fn random_dfs_finds_solutions_on_the_cpu() {
         let backend = Backend::Cpu(crate::backend::cpu_pool(Some(2)).unwrap());
         for n in 8..=64 {
-            let options = FindOptions { method: Method::RandomDfs, seed: n as u64, ..FindOptions::default() };
+            let options = FindOptions {
+                method: Method::RandomDfs,
+                seed: n as u64,
+                ..FindOptions::default()
+            };
             let columns = random_dfs_find(n, &backend, &options).unwrap();
             verify(&columns).unwrap();
         }

@@ -20,7 +20,10 @@ pub mod find;
 mod reference;
 
 pub use count::count_on;
-pub use find::{BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts, random_dfs_batch, verify};
+pub use find::{
+    BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts,
+    random_dfs_batch, verify,
+};
 pub use reference::count_by_brute_force;
 
 use crate::backend::{self, BackendChoice};

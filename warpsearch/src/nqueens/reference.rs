@@ -9,11 +9,20 @@ pub fn count_by_brute_force(n: u32) -> (u64, u64, u64) {
     let mut solutions = Vec::new();
     let mut nodes = 0;
     place(n, 0, &mut columns, &mut solutions, &mut nodes);
-    let unique = solutions.iter().filter(|s| images(s).iter().all(|image| *s <= image)).count();
+    let unique = solutions
+        .iter()
+        .filter(|s| images(s).iter().all(|image| *s <= image))
+        .count();
     (solutions.len() as u64, unique as u64, nodes)
 }
 
-fn place(n: usize, row: usize, columns: &mut Vec<usize>, solutions: &mut Vec<Vec<usize>>, nodes: &mut u64) {
+fn place(
+    n: usize,
+    row: usize,
+    columns: &mut Vec<usize>,
+    solutions: &mut Vec<Vec<usize>>,
+    nodes: &mut u64,
+) {
     if row == n {
         solutions.push(columns.clone());
         return;
