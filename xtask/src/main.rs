@@ -5,6 +5,7 @@
 //! cargo xtask test            fmt check, clippy -D warnings, PTX build, ptxas (sm_80, sm_90), cargo test
 //! cargo xtask ptx             write target/ptx/kernels.ptx and the ptxas -v reports
 //! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
+//! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
 //! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
 //! ```
 
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
         Some("ptx") => ptx().map(|_| ()),
         Some("bench") => bench(&args[1..]),
         Some("carry") => carry(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|carry>".into()),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,6 +130,9 @@ fn run(args: &[String]) -> Result {
 }
 
 fn bench(args: &[String]) -> Result {
+    if args.first().map(String::as_str) == Some("nqueens-baseline") {
+        return bench_baseline(args.get(1).map_or("16", String::as_str));
+    }
     let mut full = vec!["bench".to_string()];
     full.extend_from_slice(args);
     run(&full)
@@ -158,6 +162,23 @@ fn test() -> Result {
         .args(["test", "--workspace", "--release"])
         .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut tests, "cargo test --workspace --release")
+}
+
+/// The plain C bitmap counter the CPU backend is compared with (benchmarks/nqueens_baseline.c),
+/// built with gcc -O3 -march=native and run for one N.
+fn bench_baseline(n: &str) -> Result {
+    let binary = root().join("target/nqueens_baseline");
+    status(
+        Command::new("gcc")
+            .args(["-O3", "-march=native", "-o"])
+            .arg(&binary)
+            .arg(root().join("benchmarks/nqueens_baseline.c")),
+        "building benchmarks/nqueens_baseline.c (gcc -O3 -march=native)",
+    )?;
+    status(
+        Command::new(&binary).arg(n),
+        &format!("plain recursive C bitmap counter, N = {n}, one core"),
+    )
 }
 
 /// Builds the PTX, assembles it with ptxas for every target architecture, fails on spills or
