@@ -172,3 +172,50 @@ fn help_teaches() {
     let output = warpsearch(&["nqueens", "--help"]);
     assert!(stdout(&output).contains("--backend"));
 }
+
+#[test]
+fn gomoku_reads_both_formats_and_reports_threats() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let run = |input: &str, args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warpsearch"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // Black: three in a row on row 7 (open three: two open-four points); white on the edge.
+    let moves = "7,7\n0,0\n8,7\n0,1\n9,7\n0,2\n";
+    let output = run(moves, &["gomoku", "-", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["rule"], "freestyle");
+    assert_eq!(
+        value["black"],
+        serde_json::json!([{"x": 6, "y": 7, "kind": "open-four"}, {"x": 10, "y": 7, "kind": "open-four"}])
+    );
+    assert_eq!(value["white"], serde_json::json!([]));
+    let mut grid = vec![". ".repeat(15); 15];
+    grid[0] = "o . . . . . . . . . . . . . .".into();
+    grid[1] = "o . . . . . . . . . . . . . .".into();
+    grid[2] = "o . . . . . . . . . . . . . .".into();
+    grid[7] = ". . . . . . . x x x . . . . .".into();
+    let output = run(
+        &grid.join("\n"),
+        &["gomoku", "-", "--json", "--rule", "standard"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(json(&output)["black"], value["black"]);
+    let output = run("3,3\n3,3\n", &["gomoku", "-"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("line 2"), "{}", stderr(&output));
+}

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpsearch::backend::{self, BackendChoice, Selected};
+use warpsearch::gomoku::{self, Board, Color, Kind, Rule};
 use warpsearch::nqueens::{self, FindOptions, Method};
 use warpsearch::{Error, RunControl, selftest};
 
@@ -43,6 +44,34 @@ The search uses the 8 symmetries of the board, so it visits about an eighth of t
     Selftest(SelftestArgs),
     /// Time a range of problem sizes and print a table.
     Bench(BenchArgs),
+    /// Threat points of a 15×15 Gomoku position (five and open-four points of both sides).
+    #[command(
+        long_about = "Threat points of a 15×15 Gomoku position, found with skew-ternary line lookup tables.\n\n\
+For a color C and an empty cell p: p is a FIVE point if C at p makes a run through p of exactly 5 \
+(standard) or at least 5 (freestyle); otherwise an OPEN-FOUR point if, after C at p, at least two \
+empty cells of the same line would each make a five containing p. x is the column 0..14 from the \
+left, y the row 0..14 from the top.\n\n\
+Input (FILE, or - for standard input):\n  \
+a grid of 15 lines of 15 cells: . empty, x black, o white (spaces between cells allowed), or\n  \
+a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style).",
+        after_help = "Output marks: X/O black/white stones, F/f black five/open-four point, \
+G/g white five/open-four point, * a point of both sides.\n\nExample:\n  \
+printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
+    )]
+    Gomoku(GomokuArgs),
+}
+
+#[derive(Args)]
+struct GomokuArgs {
+    /// The position: a file, or - for standard input.
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    input: String,
+    /// Five or more wins (freestyle), or exactly five (standard).
+    #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
+    rule: Rule,
+    /// Print one JSON object instead of the board.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Clone)]
@@ -141,11 +170,13 @@ pub fn main() -> i32 {
         Command::Nqueens(a) => a.common.json,
         Command::Selftest(a) => a.common.json,
         Command::Bench(a) => a.common.json,
+        Command::Gomoku(a) => a.json,
     };
     let result = match cli.command {
         Command::Nqueens(args) => run_nqueens(args, cancel),
         Command::Selftest(args) => run_selftest(args),
         Command::Bench(args) => run_bench(args, cancel),
+        Command::Gomoku(args) => run_gomoku(args),
     };
     match result {
         Ok(status) => status,
@@ -472,6 +503,93 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
         );
     }
     Ok(status)
+}
+
+fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
+    let text = if args.input == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(&args.input)
+    }
+    .map_err(|source| Error::Io {
+        path: args.input.clone(),
+        source,
+    })?;
+    let position = gomoku::parse::parse(&text)
+        .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+    let mut board = Board::new(args.rule);
+    for (y, row) in position.iter().enumerate() {
+        for (x, stone) in row.iter().enumerate() {
+            if let Some(color) = stone {
+                board
+                    .make(x, y, *color)
+                    .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            }
+        }
+    }
+    let [black, white] = board.both_threats();
+    if args.json {
+        let list = |t: &gomoku::Threats| t.iter().collect::<Vec<_>>();
+        println!(
+            "{}",
+            serde_json::json!({ "rule": args.rule, "black": list(&black), "white": list(&white) })
+        );
+        return Ok(0);
+    }
+    println!(
+        "   {}",
+        (0..15).map(|x| format!("{x:>3}")).collect::<String>()
+    );
+    for y in 0..15 {
+        let row: String = (0..15)
+            .map(|x| {
+                let mark = match (board.get(x, y), black.at(x, y), white.at(x, y)) {
+                    (Some(Color::Black), _, _) => 'X',
+                    (Some(Color::White), _, _) => 'O',
+                    (None, Some(_), Some(_)) => '*',
+                    (None, Some(Kind::Five), None) => 'F',
+                    (None, Some(Kind::OpenFour), None) => 'f',
+                    (None, None, Some(Kind::Five)) => 'G',
+                    (None, None, Some(Kind::OpenFour)) => 'g',
+                    (None, None, None) => '.',
+                };
+                format!("  {mark}")
+            })
+            .collect();
+        println!("{y:>2} {row}");
+    }
+    let describe = |name: &str, threats: &gomoku::Threats| {
+        let points: Vec<String> = threats
+            .iter()
+            .map(|t| {
+                format!(
+                    "({},{}) {}",
+                    t.x,
+                    t.y,
+                    if t.kind == Kind::Five {
+                        "five"
+                    } else {
+                        "open-four"
+                    }
+                )
+            })
+            .collect();
+        println!(
+            "{name}: {}",
+            if points.is_empty() {
+                "no threat points".to_string()
+            } else {
+                points.join(", ")
+            }
+        );
+    };
+    println!(
+        "rule: {:?}. X/O stones; F/f black five/open-four point; G/g white; * both.",
+        args.rule
+    );
+    describe("black", &black);
+    describe("white", &white);
+    Ok(0)
 }
 
 /// 1234567 → "1,234,567".

@@ -2,12 +2,14 @@
 //! pure Rust (the `kernels` crate, compiled to PTX) and the very same code running on every
 //! CPU core when no GPU is there.
 //!
-//! - [`nqueens`]: count all N-Queens solutions (total and unique).
+//! - [`nqueens`]: count all N-Queens solutions (total and unique), or find one for huge N.
+//! - [`gomoku`]: threat points of a 15×15 Gomoku board from skew-ternary line tables.
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
 //! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress.
 
 pub mod backend;
 pub mod error;
+pub mod gomoku;
 pub mod gpu;
 pub mod nqueens;
 pub mod run;

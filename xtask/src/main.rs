@@ -6,6 +6,7 @@
 //! cargo xtask ptx             write target/ptx/kernels.ptx and the ptxas -v reports
 //! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
 //! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
+//! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
 //! ```
 
@@ -132,6 +133,12 @@ fn run(args: &[String]) -> Result {
 fn bench(args: &[String]) -> Result {
     if args.first().map(String::as_str) == Some("nqueens-baseline") {
         return bench_baseline(args.get(1).map_or("16", String::as_str));
+    }
+    if args.first().map(String::as_str) == Some("gomoku") {
+        return status(
+            cargo().args(["bench", "--package", "warpsearch", "--bench", "gomoku"]),
+            "criterion: gomoku",
+        );
     }
     let mut full = vec!["bench".to_string()];
     full.extend_from_slice(args);

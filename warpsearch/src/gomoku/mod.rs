@@ -1,0 +1,543 @@
+//! Gomoku threat points on a 15×15 board by skew-ternary line lookup tables.
+//!
+//! ```
+//! use warpsearch::gomoku::{Board, Color, Kind, Rule};
+//! let mut board = Board::new(Rule::Freestyle);
+//! for x in 3..7 {
+//!     board.make(x, 7, Color::Black)?;               // four black stones in a row
+//! }
+//! let threats = board.threats(Color::Black);
+//! let fives: Vec<_> = threats.iter().filter(|t| t.kind == Kind::Five).map(|t| (t.x, t.y)).collect();
+//! assert_eq!(fives, vec![(2, 7), (7, 7)]);
+//! # Ok::<(), warpsearch::gomoku::GomokuError>(())
+//! ```
+//!
+//! The board keeps one code per line — 15 rows, 15 columns, 29 diagonals, 29 anti-diagonals —
+//! updated by `make`/`unmake` with four additions. `threats` reads one table entry per line
+//! that holds a stone and collects the set bits. Definitions: [`line`]. Encoding: [`table`].
+
+pub mod line;
+pub mod parse;
+pub mod reference;
+pub mod table;
+
+use table::{LINE, Table, WEIGHTS, empty_line_code};
+
+/// Board size.
+pub const SIZE: usize = 15;
+/// Lines on the board: 15 rows, 15 columns, 29 diagonals, 29 anti-diagonals.
+pub const LINES: usize = 88;
+
+/// A side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Color {
+    /// Moves first; digit 2 in line codes.
+    Black,
+    /// Digit 1 in line codes.
+    White,
+}
+
+impl Color {
+    /// 0 for black, 1 for white.
+    pub fn index(self) -> usize {
+        match self {
+            Color::Black => 0,
+            Color::White => 1,
+        }
+    }
+    /// The skew-ternary digit of this color's stones: 2 black, 1 white.
+    fn digit(self) -> u32 {
+        match self {
+            Color::Black => 2,
+            Color::White => 1,
+        }
+    }
+    /// The other side.
+    pub fn other(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+}
+
+/// What counts as a win.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rule {
+    /// Five or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly five in a row wins; an overline does not.
+    Standard,
+}
+
+/// The kind of a threat point: the strongest over the four lines through it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Playing here makes an open four (two ways to make five next move).
+    OpenFour,
+    /// Playing here makes five.
+    Five,
+}
+
+/// A threat point: x is the column 0..14 from the left, y the row 0..14 from the top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Threat {
+    /// Column.
+    pub x: usize,
+    /// Row.
+    pub y: usize,
+    /// Five or open four.
+    pub kind: Kind,
+}
+
+/// Errors of board operations and input parsing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GomokuError {
+    /// A coordinate outside 0..15.
+    #[error("({x}, {y}) is off the board (coordinates are 0..=14)")]
+    OffBoard {
+        /// Column as given.
+        x: i64,
+        /// Row as given.
+        y: i64,
+    },
+    /// A stone on an occupied cell, or taken from an empty one / the wrong color.
+    #[error("cell ({x}, {y}) {why}")]
+    Cell {
+        /// Column.
+        x: usize,
+        /// Row.
+        y: usize,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// Input that is not a position (the message names line and column).
+    #[error("{0}")]
+    Parse(String),
+}
+
+/// Lines of 5 cells or more — the only ones that can hold a threat. They are numbered first:
+/// 15 rows, 15 columns, 21 diagonals, 21 anti-diagonals; the 16 short corner diagonals follow.
+const LONG_LINES: usize = 72;
+
+/// The line number of diagonal or anti-diagonal `k` (0..=28) of a family (`anti`), and its length.
+const fn slanted_line(k: usize, anti: bool) -> (usize, usize) {
+    let length = if k < SIZE { k + 1 } else { 29 - k };
+    let line = if length >= 5 {
+        2 * SIZE + if anti { 21 } else { 0 } + (k - 4)
+    } else {
+        // Short lines: k in 0..=3 or 25..=28.
+        LONG_LINES + if anti { 8 } else { 0 } + if k < 4 { k } else { k - 21 }
+    };
+    (line, length)
+}
+
+/// The (line, digit) pairs of every cell: row, column, diagonal, anti-diagonal.
+struct Geometry {
+    /// For cell `y·15 + x`: the four (line index, digit) pairs.
+    lines_of_cell: [[(u8, u8); 4]; SIZE * SIZE],
+    /// For line `l`, digit `k`: the cell's (x, y), or (`u8::MAX`, `u8::MAX`) where the digit
+    /// is not a cell.
+    cell_of_digit: [[(u8, u8); LINE]; LINES],
+    /// Code of each line when empty.
+    empty_code: [u32; LINES],
+}
+
+const fn geometry() -> Geometry {
+    let mut g = Geometry {
+        lines_of_cell: [[(0, 0); 4]; SIZE * SIZE],
+        cell_of_digit: [[(u8::MAX, u8::MAX); LINE]; LINES],
+        empty_code: [0; LINES],
+    };
+    let mut y = 0;
+    while y < SIZE {
+        let mut x = 0;
+        while x < SIZE {
+            let cell = y * SIZE + x;
+            let d = SIZE - 1 - x + y; // diagonal: x − y constant, 0..=28
+            let a = x + y; // anti-diagonal
+            let (diagonal, diagonal_length) = slanted_line(d, false);
+            let (anti, anti_length) = slanted_line(a, true);
+            let lines = [
+                (y, x, SIZE),
+                (SIZE + x, y, SIZE),
+                (diagonal, if x > y { x } else { y }, diagonal_length),
+                (anti, if a < SIZE { SIZE - 1 - y } else { x }, anti_length),
+            ];
+            let mut i = 0;
+            while i < 4 {
+                let (line, digit, length) = lines[i];
+                g.lines_of_cell[cell][i] = (line as u8, digit as u8);
+                g.cell_of_digit[line][digit] = (x as u8, y as u8);
+                g.empty_code[line] = empty_line_code(length);
+                i += 1;
+            }
+            x += 1;
+        }
+        y += 1;
+    }
+    g
+}
+
+static GEOMETRY: Geometry = geometry();
+
+/// A 15×15 board with incrementally maintained line codes.
+#[derive(Clone)]
+pub struct Board {
+    rule: Rule,
+    codes: [u32; LINES],
+    cells: [Option<Color>; SIZE * SIZE],
+    table: &'static Table,
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Board({:?}, {} stones)",
+            self.rule,
+            self.cells.iter().flatten().count()
+        )
+    }
+}
+
+impl Board {
+    /// An empty board. The rule's table is built on first use (about a second on a few cores).
+    pub fn new(rule: Rule) -> Board {
+        Board {
+            rule,
+            codes: GEOMETRY.empty_code,
+            cells: [None; SIZE * SIZE],
+            table: Table::get(rule),
+        }
+    }
+
+    /// The rule.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The stone at (x, y), if any.
+    pub fn get(&self, x: usize, y: usize) -> Option<Color> {
+        self.cells
+            .get(y * SIZE + x)
+            .copied()
+            .flatten()
+            .filter(|_| x < SIZE)
+    }
+
+    fn cell(x: usize, y: usize) -> Result<usize, GomokuError> {
+        if x < SIZE && y < SIZE {
+            Ok(y * SIZE + x)
+        } else {
+            Err(GomokuError::OffBoard {
+                x: x as i64,
+                y: y as i64,
+            })
+        }
+    }
+
+    /// Places a stone: four additions to the line codes.
+    #[inline]
+    pub fn make(&mut self, x: usize, y: usize, color: Color) -> Result<(), GomokuError> {
+        let cell = Self::cell(x, y)?;
+        if self.cells[cell].is_some() {
+            return Err(GomokuError::Cell {
+                x,
+                y,
+                why: "is already occupied",
+            });
+        }
+        self.cells[cell] = Some(color);
+        for &(line, digit) in &GEOMETRY.lines_of_cell[cell] {
+            self.codes[line as usize] += WEIGHTS[digit as usize] * color.digit();
+        }
+        Ok(())
+    }
+
+    /// Removes a stone placed by [`make`](Self::make): four subtractions.
+    #[inline]
+    pub fn unmake(&mut self, x: usize, y: usize, color: Color) -> Result<(), GomokuError> {
+        let cell = Self::cell(x, y)?;
+        if self.cells[cell] != Some(color) {
+            return Err(GomokuError::Cell {
+                x,
+                y,
+                why: "does not hold a stone of that color",
+            });
+        }
+        self.cells[cell] = None;
+        for &(line, digit) in &GEOMETRY.lines_of_cell[cell] {
+            self.codes[line as usize] -= WEIGHTS[digit as usize] * color.digit();
+        }
+        Ok(())
+    }
+
+    /// Every threat point of `color`, with its kind.
+    pub fn threats(&self, color: Color) -> Threats {
+        self.both_threats()[color.index()]
+    }
+
+    /// The threat points of both colors.
+    ///
+    /// One table load per line of 5 cells or more (the lines are numbered so that these come
+    /// first); empty lines simply find the empty pattern, index 0, and the few lines with a
+    /// threat (3–8 on a mid-game board) are decoded into cells.
+    #[inline]
+    pub fn both_threats(&self) -> [Threats; 2] {
+        let mut out = [Threats::default(); 2];
+        for (line, &code) in self.codes[..LONG_LINES].iter().enumerate() {
+            let index = self.table.index_of(code);
+            if index == 0 {
+                continue;
+            }
+            let pattern = self.table.pattern(index);
+            for (side, threats) in pattern.by_color.iter().zip(out.iter_mut()) {
+                for (mut mask, set) in [
+                    (side.five, &mut threats.five),
+                    (side.open_four, &mut threats.open_four),
+                ] {
+                    if line < SIZE {
+                        // A row: digit = x, so the mask is already the row's bits.
+                        set[line] |= mask;
+                        continue;
+                    }
+                    while mask != 0 {
+                        let digit = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        let (x, y) = GEOMETRY.cell_of_digit[line][digit];
+                        set[y as usize % SIZE] |= 1 << x;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The code of every line: rows, columns, then the diagonals (`14 − x + y`) and
+    /// anti-diagonals (`x + y`) of 5 cells or more, then the 16 short ones.
+    pub fn line_codes(&self) -> &[u32; LINES] {
+        &self.codes
+    }
+}
+
+/// The threat points of one color: two sets of cells, as 15 row masks each (bit x of
+/// `five[y]` = cell (x, y)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Threats {
+    five: [u16; SIZE],
+    open_four: [u16; SIZE],
+}
+
+impl Threats {
+    /// The threat points in board order (row by row), each with its strongest kind.
+    pub fn iter(&self) -> impl Iterator<Item = Threat> + '_ {
+        (0..SIZE * SIZE).filter_map(move |cell| {
+            let (x, y) = (cell % SIZE, cell / SIZE);
+            self.at(x, y).map(|kind| Threat { x, y, kind })
+        })
+    }
+
+    /// The kind at (x, y), if it is a threat point.
+    pub fn at(&self, x: usize, y: usize) -> Option<Kind> {
+        if x >= SIZE || y >= SIZE {
+            return None;
+        }
+        let has = |set: &[u16; SIZE]| set[y] >> x & 1 == 1;
+        if has(&self.five) {
+            Some(Kind::Five)
+        } else if has(&self.open_four) {
+            Some(Kind::OpenFour)
+        } else {
+            None
+        }
+    }
+
+    /// Number of threat points.
+    pub fn len(&self) -> usize {
+        self.five
+            .iter()
+            .zip(&self.open_four)
+            .map(|(f, o)| (f | o).count_ones() as usize)
+            .sum()
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line::{Cell, threats_by_definition};
+    use super::table::{CODES, Table, decode, pattern_of};
+    use super::*;
+    use kernels::rng::SplitMix64;
+    use rayon::prelude::*;
+
+    fn array(board: &Board) -> reference::ArrayBoard {
+        let mut out = [[None; SIZE]; SIZE];
+        for (y, row) in out.iter_mut().enumerate() {
+            for (x, cell) in row.iter_mut().enumerate() {
+                *cell = board.get(x, y);
+            }
+        }
+        out
+    }
+
+    fn assert_matches_reference(board: &Board) {
+        let both = board.both_threats();
+        for color in [Color::Black, Color::White] {
+            let expected = reference::threats(&array(board), color, board.rule());
+            for (y, row) in expected.iter().enumerate() {
+                for (x, &kind) in row.iter().enumerate() {
+                    assert_eq!(
+                        both[color.index()].at(x, y),
+                        kind,
+                        "{color:?} at ({x}, {y}), {:?}",
+                        board.rule()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skew_ternary_codes_decode_and_reencode() {
+        let encode = |cells: &[Cell]| -> u32 {
+            let shift = table::LINE - cells.len();
+            let edge = if shift > 0 {
+                3 * table::WEIGHTS[shift - 1]
+            } else {
+                0
+            };
+            edge + cells.iter().enumerate().fold(0, |code, (i, cell)| {
+                code + table::WEIGHTS[shift + i]
+                    * match cell {
+                        Cell::Empty => 0,
+                        Cell::Stone(Color::White) => 1,
+                        Cell::Stone(Color::Black) => 2,
+                    }
+            })
+        };
+        let mut rng = SplitMix64::new(1, 1);
+        for _ in 0..200_000 {
+            let code = rng.below(CODES as u32);
+            assert_eq!(encode(&decode(code)), code);
+        }
+        assert_eq!(decode(0).len(), 15);
+        assert_eq!(decode(CODES as u32 - 1), vec![Cell::Stone(Color::Black)]);
+    }
+
+    /// Every table entry, both colors, both rules, against the definitions applied literally.
+    /// Slow in debug builds: `cargo xtask test` runs it in release.
+    #[test]
+    #[ignore = "exhaustive (21.5 M codes × 2 rules); run in release by cargo xtask test"]
+    fn every_table_entry_matches_the_definitions() {
+        for rule in [Rule::Freestyle, Rule::Standard] {
+            let table = Table::get(rule);
+            let wrong = (0..CODES as u32)
+                .into_par_iter()
+                .filter(|&code| {
+                    pattern_of(&decode(code), rule, threats_by_definition) != *table.lookup(code)
+                })
+                .count();
+            assert_eq!(wrong, 0, "{rule:?}: {wrong} entries differ");
+            eprintln!(
+                "{rule:?}: {} distinct patterns, {:.1} MB, built in {:.2} s",
+                table.distinct_patterns(),
+                table.bytes() as f64 / 1e6,
+                table.build_seconds
+            );
+        }
+    }
+
+    #[test]
+    fn random_games_with_make_and_unmake_match_the_reference() {
+        for rule in [Rule::Freestyle, Rule::Standard] {
+            let mut rng = SplitMix64::new(2026, rule as u64);
+            for _game in 0..12 {
+                let mut board = Board::new(rule);
+                let mut played: Vec<(usize, usize, Color)> = Vec::new();
+                let mut color = Color::Black;
+                for _ in 0..70 {
+                    // Mostly play, sometimes take back, and keep play near the centre or the
+                    // edges so that both kinds of line are exercised.
+                    if !played.is_empty() && rng.below(5) == 0 {
+                        let (x, y, c) = played.pop().unwrap();
+                        board.unmake(x, y, c).unwrap();
+                        color = c;
+                    } else {
+                        let (x, y) = (rng.below(15) as usize, rng.below(15) as usize);
+                        if board.make(x, y, color).is_ok() {
+                            played.push((x, y, color));
+                            color = color.other();
+                        }
+                    }
+                    assert_matches_reference(&board);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corners_edges_and_short_diagonals() {
+        for rule in [Rule::Freestyle, Rule::Standard] {
+            let mut board = Board::new(rule);
+            // Four along the top edge, four down the left edge, a corner diagonal of 4 cells
+            // (too short to hold a five), and four along a 5-cell diagonal.
+            for i in 0..4 {
+                board.make(i + 1, 0, Color::Black).unwrap();
+                board.make(0, i + 2, Color::White).unwrap();
+                board.make(14 - i, 11 + i, Color::Black).unwrap(); // anti-diagonal x + y = 25: 4 cells
+            }
+            for (x, y) in [(10, 0), (11, 1), (12, 2), (13, 3)] {
+                board.make(x, y, Color::White).unwrap();
+            }
+            assert_matches_reference(&board);
+            let black = board.threats(Color::Black);
+            assert_eq!(black.at(0, 0), Some(Kind::Five));
+            assert_eq!(black.at(5, 0), Some(Kind::Five));
+            assert_eq!(board.threats(Color::White).at(14, 4), Some(Kind::Five));
+        }
+    }
+
+    #[test]
+    fn overline_is_five_only_in_freestyle() {
+        for (rule, expected) in [(Rule::Freestyle, Some(Kind::Five)), (Rule::Standard, None)] {
+            let mut board = Board::new(rule);
+            for x in [2, 3, 4, 6, 7] {
+                board.make(x, 7, Color::Black).unwrap();
+            }
+            // Filling (5, 7) makes six in a row.
+            assert_eq!(board.threats(Color::Black).at(5, 7), expected, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn split_three_only_the_gap_makes_an_open_four() {
+        let mut board = Board::new(Rule::Freestyle);
+        for x in [5, 7, 8] {
+            board.make(x, 7, Color::Black).unwrap();
+        }
+        let threats = board.threats(Color::Black);
+        let points: Vec<(usize, usize, Kind)> =
+            threats.iter().map(|t| (t.x, t.y, t.kind)).collect();
+        assert_eq!(points, vec![(6, 7, Kind::OpenFour)]);
+    }
+
+    #[test]
+    fn bad_moves_are_errors() {
+        let mut board = Board::new(Rule::Freestyle);
+        board.make(7, 7, Color::Black).unwrap();
+        assert!(board.make(7, 7, Color::White).is_err());
+        assert!(board.make(15, 0, Color::White).is_err());
+        assert!(board.unmake(7, 7, Color::White).is_err());
+        assert!(board.unmake(0, 0, Color::Black).is_err());
+    }
+}
