@@ -165,6 +165,19 @@ impl GpuDevice {
     }
 }
 
+/// A 1-D launch of `blocks` blocks of `block` threads with `shared_bytes` of dynamic shared memory.
+pub(crate) fn launch_config(
+    blocks: u32,
+    block: u32,
+    shared_bytes: usize,
+) -> cudarc::driver::LaunchConfig {
+    cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: shared_bytes as u32,
+    }
+}
+
 /// Maps a driver error during a named step.
 pub(crate) fn step<T>(what: &str, result: Result<T, DriverError>) -> Result<T, GpuError> {
     result.map_err(|e| GpuError::driver(what, e))

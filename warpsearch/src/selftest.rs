@@ -3,8 +3,8 @@
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::gpu::{GpuDevice, step};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::gpu::{GpuDevice, launch_config, step};
+use cudarc::driver::PushKernelArg;
 use kernels::atomic::{NO_INDEX, WorkQueue};
 use kernels::selftest::{CLAIM_OUTPUT, INPUTS, OUTPUT_NAMES, OUTPUTS, exercise};
 use kernels::warp::Lanes;
@@ -123,11 +123,7 @@ fn run_gpu(device: &GpuDevice, inputs: &Inputs, warps: u32) -> Result<(Vec<u32>,
     let next = step("allocating a counter", stream.alloc_zeros::<u32>(1))?;
     let total = step("allocating a counter", stream.alloc_zeros::<u64>(1))?;
     let block = 128u32;
-    let config = LaunchConfig {
-        grid_dim: ((warps * 32).div_ceil(block), 1, 1),
-        block_dim: (block, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let config = launch_config((warps * 32).div_ceil(block), block, 0);
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&words)

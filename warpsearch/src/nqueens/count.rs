@@ -3,9 +3,9 @@
 use super::{Counts, known, reference, validate};
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
-use crate::gpu::{GpuDevice, step};
+use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::PushKernelArg;
 use kernels::nqueens::{
     MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
 };
@@ -189,11 +189,7 @@ fn run_gpu(
         let slice = device_words.slice(start..end);
         let next = counters.slice(launch_index..launch_index + 1);
         let count = (end - start) as u32;
-        let config = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: shared as u32,
-        };
+        let config = launch_config(blocks, block, shared);
         let mut launch = stream.launch_builder(&function);
         launch
             .arg(&n)

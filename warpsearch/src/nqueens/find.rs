@@ -4,9 +4,9 @@
 
 use crate::backend::{Backend, BackendChoice};
 use crate::error::{Error, Result};
-use crate::gpu::{GpuDevice, step};
+use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::PushKernelArg;
 use kernels::nqueens::random_dfs::{self, Outcome};
 use kernels::rng::SplitMix64;
 use rayon::prelude::*;
@@ -426,11 +426,7 @@ fn random_dfs_gpu(
         "allocating the solution",
         stream.alloc_zeros::<u32>(n as usize),
     )?;
-    let config = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (RANDOM_DFS_BLOCK, 1, 1),
-        shared_mem_bytes: shared as u32,
-    };
+    let config = launch_config(blocks, RANDOM_DFS_BLOCK, shared);
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&n)
