@@ -223,11 +223,11 @@ impl Board {
 
     /// The stone at (x, y), if any.
     pub fn get(&self, x: usize, y: usize) -> Option<Color> {
-        self.cells
-            .get(y * SIZE + x)
-            .copied()
-            .flatten()
-            .filter(|_| x < SIZE)
+        if x < SIZE && y < SIZE {
+            self.cells[y * SIZE + x]
+        } else {
+            None
+        }
     }
 
     fn cell(x: usize, y: usize) -> Result<usize, GomokuError> {
@@ -534,6 +534,8 @@ mod tests {
     #[test]
     fn bad_moves_are_errors() {
         let mut board = Board::new(Rule::Freestyle);
+        assert_eq!(board.get(usize::MAX, usize::MAX), None);
+        assert!(board.threats(Color::Black).at(99, 3).is_none());
         board.make(7, 7, Color::Black).unwrap();
         assert!(board.make(7, 7, Color::White).is_err());
         assert!(board.make(15, 0, Color::White).is_err());
