@@ -219,3 +219,37 @@ fn gomoku_reads_both_formats_and_reports_threats() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("line 2"), "{}", stderr(&output));
 }
+
+#[test]
+fn no3line_counts_classes_and_writes_representatives() {
+    let dir = std::env::temp_dir().join(format!("warpsearch-no3line-{}", std::process::id()));
+    let out = dir.join("n6.txt");
+    let svg = dir.join("svg");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = warpsearch(&[
+        "no3line",
+        "6",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["inequivalent"].as_u64()),
+        (Some(50), Some(11))
+    );
+    assert_eq!(value["classes"]["rot4"], 3);
+    assert_eq!(value["known_match"], true);
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 11);
+    assert!(lines.lines().all(|l| l.split(' ').count() == 6));
+    assert_eq!(std::fs::read_dir(&svg).unwrap().count(), 11);
+    let output = warpsearch(&["no3line", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = warpsearch(&["no3line", "5", "--out", "/nonexistent-dir/x.txt"]);
+    assert_eq!(output.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -20,6 +20,7 @@ extern crate std;
 
 pub mod atomic;
 pub mod bits;
+pub mod no3line;
 pub mod nqueens;
 pub mod rng;
 pub mod selftest;

@@ -72,6 +72,9 @@ pub enum GpuError {
         /// The driver's error.
         source: DriverError,
     },
+    /// The operation has no GPU implementation yet.
+    #[error("{0}")]
+    Unsupported(String),
     /// The CUDA bindings panicked (an old driver lacking a symbol, for instance).
     #[error("the CUDA driver bindings failed: {0}")]
     Bindings(String),

@@ -11,6 +11,7 @@ pub mod backend;
 pub mod error;
 pub mod gomoku;
 pub mod gpu;
+pub mod no3line;
 pub mod nqueens;
 pub mod run;
 pub mod selftest;

@@ -1,0 +1,176 @@
+//! No-three-in-line: 2n points on an n×n grid, two in every row and column, no three on any
+//! line. The board algebra is warp-wide — one `u32` row per lane of a [`Lanes`] — so the same
+//! code is the CPU twin of a warp-per-board GPU search.
+//!
+//! This is the first stage of the search (a correct CPU twin): row by row, two points a row;
+//! every placed point blocks, in all lower rows at once (one lane each), the cells on its line
+//! with every earlier point; rows and columns that can no longer reach two points prune the
+//! branch, found with per-lane popcounts and the warp's saturating column counts.
+
+use crate::bits::{lowest_bit, popc};
+use crate::warp::{Lanes, lane_id};
+
+/// Largest board: one row per lane of a warp, one column per bit of a row.
+pub const MAX_N: u32 = 32;
+
+/// A partial board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Board {
+    /// Board size.
+    pub n: u32,
+    /// Bit c of lane r: a point at row r, column c.
+    pub points: Lanes<u32>,
+    /// Bit c of lane r: the cell is on a line through two points and can take no point.
+    pub blocked: Lanes<u32>,
+}
+
+/// The greatest common divisor (Euclid), for reducing a line's step to its lattice step.
+#[inline(always)]
+pub fn gcd(mut a: u32, mut b: u32) -> u32 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Board {
+    /// The empty `n`×`n` board (2 ≤ n ≤ 32).
+    pub fn empty(n: u32) -> Board {
+        Board {
+            n,
+            points: Lanes::splat(0),
+            blocked: Lanes::splat(0),
+        }
+    }
+
+    /// The `n` low bits: the board's columns.
+    #[inline(always)]
+    pub fn columns(&self) -> u32 {
+        if self.n >= 32 {
+            u32::MAX
+        } else {
+            (1 << self.n) - 1
+        }
+    }
+
+    /// Columns that already hold two points (read from the warp's column counts).
+    #[inline(always)]
+    pub fn full_columns(&self) -> u32 {
+        let counts = self.points.column_counts();
+        counts.two() | counts.three_or_more()
+    }
+
+    /// Free cells of `row`: not blocked, not in a full column, not holding a point.
+    #[inline(always)]
+    pub fn candidates(&self, row: u32) -> u32 {
+        let free = self.columns() & !self.blocked.broadcast(row) & !self.points.broadcast(row);
+        free & !self.full_columns()
+    }
+
+    /// Blocks the cells below `row` on the line through (row, column) and (above, other),
+    /// `above < row`. Every lane computes its own row's cell: the step (dr, dc) is reduced
+    /// by the gcd, so the line's lattice points in row `r` exist when `dr` divides `r − row`.
+    #[inline(always)]
+    fn block_line(&mut self, row: u32, column: u32, above: u32, other: u32) {
+        let (dr, dc) = (row - above, column as i64 - other as i64);
+        let g = gcd(dr, dc.unsigned_abs() as u32);
+        let (sr, sc) = (dr / g, dc / g as i64);
+        let n = self.n;
+        let cells = lane_id().map(|r| {
+            if r <= row || r >= n || !(r - row).is_multiple_of(sr) {
+                return 0;
+            }
+            let c = column as i64 + ((r - row) / sr) as i64 * sc;
+            if (0..n as i64).contains(&c) {
+                1u32 << c
+            } else {
+                0
+            }
+        });
+        self.blocked = self.blocked | cells;
+    }
+
+    /// Places a point at (row, column): blocks the lines through it and every point of the
+    /// rows above (a point beside it in the same row shares a row line, which the two-per-row
+    /// rule already covers).
+    pub fn place(&mut self, row: u32, column: u32) {
+        for above in 0..row {
+            let mut others = self.points.broadcast(above);
+            while others != 0 {
+                let other = lowest_bit(others);
+                others ^= other;
+                self.block_line(row, column, above, other.trailing_zeros());
+            }
+        }
+        self.points = self.points | Lanes::from_fn(|r| if r == row { 1 << column } else { 0 });
+    }
+
+    /// False when some row from `row` on, or some column, can no longer get its two points.
+    pub fn feasible(&self, row: u32) -> bool {
+        let n = self.n;
+        let full = self.full_columns();
+        let open = self.columns() & !full;
+        // Cells still available in the remaining rows.
+        let available = self.blocked.zip_with(lane_id(), |blocked, r| {
+            if r >= row && r < n {
+                open & !blocked
+            } else {
+                0
+            }
+        });
+        let rows_ok = available
+            .zip_with(lane_id(), |cells, r| r < row || r >= n || popc(cells) >= 2)
+            .all();
+        if !rows_ok {
+            return false;
+        }
+        let have = self.points.column_counts();
+        let can = available.column_counts();
+        // Columns with no point need two more cells, with one point one more.
+        let need_two = have.zero() & self.columns();
+        let need_one = have.one();
+        need_two & !(can.two() | can.three_or_more()) == 0 && need_one & can.zero() == 0
+    }
+}
+
+/// Calls `visit` with every complete board whose first row holds points at columns `a < b`,
+/// and returns the number of points placed (the search's nodes).
+pub fn search_from(n: u32, a: u32, b: u32, visit: &mut impl FnMut(&Board)) -> u64 {
+    let mut board = Board::empty(n);
+    board.place(0, a);
+    board.place(0, b);
+    let mut nodes = 2;
+    if board.feasible(1) {
+        nodes += extend(&board, 1, visit);
+    }
+    nodes
+}
+
+fn extend(board: &Board, row: u32, visit: &mut impl FnMut(&Board)) -> u64 {
+    if row == board.n {
+        visit(board);
+        return 0;
+    }
+    let mut nodes = 0;
+    let mut firsts = board.candidates(row);
+    while firsts != 0 {
+        let a = lowest_bit(firsts);
+        firsts ^= a;
+        let mut with_a = *board;
+        with_a.place(row, a.trailing_zeros());
+        nodes += 1;
+        // The second point: right of the first, and not on a line the first just blocked.
+        let mut seconds = with_a.candidates(row) & !(a | (a - 1));
+        while seconds != 0 {
+            let b = lowest_bit(seconds);
+            seconds ^= b;
+            let mut with_b = with_a;
+            with_b.place(row, b.trailing_zeros());
+            nodes += 1;
+            if with_b.feasible(row + 1) {
+                nodes += extend(&with_b, row + 1, visit);
+            }
+        }
+    }
+    nodes
+}
