@@ -3,8 +3,11 @@
 //!
 //! The crate reads as board algebra. [`bits`] holds the per-thread bit tricks, [`warp`] the
 //! warp-wide type [`warp::Lanes`] ("one value per lane") with ballot, shuffle and reductions,
-//! [`atomic`] the warp-aggregated work counter. Every primitive has a GPU form and a CPU twin
-//! side by side; `docs/warp-programming.md` explains the design.
+//! [`atomic`] the warp-aggregated work counter, [`slab`] per-thread stacks in shared memory,
+//! [`rng`] a counter-based generator. Every primitive has a GPU form and a CPU twin side by
+//! side; `docs/warp-programming.md` explains the design. The searches: [`nqueens`] (counting
+//! with 8-fold symmetry, and the randomised search for one solution) and [`no3line`] (a board
+//! as one row per lane).
 //!
 //! On the GPU, `Lanes<T>` is this lane's register; on the CPU it holds all 32 lanes of a warp in
 //! an array. An algorithm written over `Lanes` therefore runs unchanged on both.
