@@ -14,7 +14,6 @@
 
 use crate::backend::{BackendChoice, cpu_pool};
 use crate::error::{Error, GpuError, Result};
-use crate::run::RunControl;
 use kernels::no3line::{Board, search_from};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -111,16 +110,8 @@ pub fn known(n: u32) -> Option<Classes> {
         })
 }
 
-/// How to run.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// Where to run (this version: the CPU; `gpu` is an error).
-    pub backend: BackendChoice,
-    /// CPU threads (all cores when `None`).
-    pub threads: Option<usize>,
-    /// Cancellation and progress.
-    pub control: RunControl,
-}
+/// How to run (this version searches on the CPU: `BackendChoice::Gpu` is an error).
+pub use crate::run::SearchOptions as Options;
 
 /// The result of a count.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

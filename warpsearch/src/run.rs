@@ -6,6 +6,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// Where and how a search runs: the options of every problem's `count`.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// Where to run.
+    pub backend: crate::backend::BackendChoice,
+    /// CPU threads (all cores when `None`).
+    pub threads: Option<usize>,
+    /// Cancellation and progress.
+    pub control: RunControl,
+}
+
 /// How a running search learns it should stop, and whether it may draw progress.
 #[derive(Clone, Debug, Default)]
 pub struct RunControl {

@@ -26,9 +26,8 @@ pub use find::{
 };
 pub use reference::count_by_brute_force;
 
-use crate::backend::{self, BackendChoice};
+use crate::backend;
 use crate::error::{Error, Result};
-use crate::run::RunControl;
 
 /// Largest N counted: totals stay exact in `u64` through N = 27.
 pub const MAX_N: u32 = kernels::nqueens::MAX_N;
@@ -41,16 +40,8 @@ pub fn known(n: u32) -> Option<(u64, u64)> {
     KNOWN.get((n as usize).checked_sub(1)?).copied()
 }
 
-/// How to run a count.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// Where to run.
-    pub backend: BackendChoice,
-    /// CPU threads (all cores when `None`).
-    pub threads: Option<usize>,
-    /// Cancellation and progress.
-    pub control: RunControl,
-}
+/// How to run a count: where, on how many threads, with what cancellation and progress.
+pub use crate::run::SearchOptions as Options;
 
 /// The result of a count.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
