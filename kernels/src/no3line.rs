@@ -22,6 +22,27 @@ pub struct Board {
     pub points: Lanes<u32>,
     /// Bit c of lane r: the cell is on a line through two points and can take no point.
     pub blocked: Lanes<u32>,
+    /// Columns holding at least one point (kept as points are placed, so that the warp's
+    /// column counts need not be recomputed at every step).
+    pub one_or_more: u32,
+    /// Columns holding two points.
+    pub two: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_column_masks_match_the_warp_column_counts() {
+        let mut board = Board::empty(9);
+        for (row, column) in [(0, 1), (0, 4), (1, 1), (1, 7), (2, 0), (2, 4), (3, 8)] {
+            board.place(row, column);
+            let counts = board.points.column_counts();
+            assert_eq!(board.two, counts.two() | counts.three_or_more());
+            assert_eq!(board.one_or_more, !counts.zero());
+        }
+    }
 }
 
 /// The greatest common divisor (Euclid), for reducing a line's step to its lattice step.
@@ -40,6 +61,8 @@ impl Board {
             n,
             points: Lanes::splat(0),
             blocked: Lanes::splat(0),
+            one_or_more: 0,
+            two: 0,
         }
     }
 
@@ -53,11 +76,10 @@ impl Board {
         }
     }
 
-    /// Columns that already hold two points (read from the warp's column counts).
+    /// Columns that already hold two points.
     #[inline(always)]
     pub fn full_columns(&self) -> u32 {
-        let counts = self.points.column_counts();
-        counts.two() | counts.three_or_more()
+        self.two
     }
 
     /// Free cells of `row`: not blocked, not in a full column, not holding a point.
@@ -103,6 +125,9 @@ impl Board {
             }
         }
         self.points = self.points | Lanes::from_fn(|r| if r == row { 1 << column } else { 0 });
+        let bit = 1 << column;
+        self.two |= self.one_or_more & bit;
+        self.one_or_more |= bit;
     }
 
     /// False when some row from `row` on, or some column, can no longer get its two points.
@@ -124,11 +149,10 @@ impl Board {
         if !rows_ok {
             return false;
         }
-        let have = self.points.column_counts();
         let can = available.column_counts();
         // Columns with no point need two more cells, with one point one more.
-        let need_two = have.zero() & self.columns();
-        let need_one = have.one();
+        let need_two = !self.one_or_more & self.columns();
+        let need_one = self.one_or_more & !self.two;
         need_two & !(can.two() | can.three_or_more()) == 0 && need_one & can.zero() == 0
     }
 }
