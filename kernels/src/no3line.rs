@@ -29,22 +29,6 @@ pub struct Board {
     pub two: u32,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kept_column_masks_match_the_warp_column_counts() {
-        let mut board = Board::empty(9);
-        for (row, column) in [(0, 1), (0, 4), (1, 1), (1, 7), (2, 0), (2, 4), (3, 8)] {
-            board.place(row, column);
-            let counts = board.points.column_counts();
-            assert_eq!(board.two, counts.two() | counts.three_or_more());
-            assert_eq!(board.one_or_more, !counts.zero());
-        }
-    }
-}
-
 /// The greatest common divisor (Euclid), for reducing a line's step to its lattice step.
 #[inline(always)]
 pub fn gcd(mut a: u32, mut b: u32) -> u32 {
@@ -197,4 +181,20 @@ fn extend(board: &Board, row: u32, visit: &mut impl FnMut(&Board)) -> u64 {
         }
     }
     nodes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_column_masks_match_the_warp_column_counts() {
+        let mut board = Board::empty(9);
+        for (row, column) in [(0, 1), (0, 4), (1, 1), (1, 7), (2, 0), (2, 4), (3, 8)] {
+            board.place(row, column);
+            let counts = board.points.column_counts();
+            assert_eq!(board.two, counts.two() | counts.three_or_more());
+            assert_eq!(board.one_or_more, !counts.zero());
+        }
+    }
 }
