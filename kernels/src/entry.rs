@@ -66,8 +66,14 @@ pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
 /// meets again, so lanes are refilled while their neighbours are still busy. At the end each
 /// warp adds its counts to `tallies` = [count2, count4, count8, nodes].
 ///
+/// The whole run is one launch (a launch per chunk would leave every chunk's slowest
+/// subproblems running on an otherwise idle GPU). The host watches `next` for progress while
+/// the kernel runs, and stops it by making `cancel` non-zero: lanes then take no more work,
+/// and the counts are incomplete (the host discards them).
+///
 /// # Safety
-/// Dynamic shared memory of `4·n·blockDim.x` bytes; valid buffers; `next` and `tallies` zeroed.
+/// Dynamic shared memory of `4·n·blockDim.x` bytes; valid buffers; `next`, `cancel` and
+/// `tallies` zeroed.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
     n: u32,
@@ -75,6 +81,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
     count: u32,
     steps_per_poll: u32,
     next: *const AtomicU32,
+    cancel: *const AtomicU32,
     tallies: *const AtomicU64,
 ) {
     // SAFETY: the launch provides n words of shared memory per thread (the contract above),
@@ -88,7 +95,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
         let idle = search.is_idle() && !exhausted;
         let claimed = queue.claim(Lanes::this_lane(idle)).mine();
         if idle {
-            if claimed < count {
+            // SAFETY: `cancel` points to a device word that the host may set at any time.
+            let stop = unsafe { &*cancel }.load(Ordering::Relaxed) != 0;
+            if claimed < count && !stop {
                 // SAFETY: `claimed < count`, the length of `subproblems`.
                 search.load(Subproblem(unsafe { *subproblems.add(claimed as usize) }));
             } else {

@@ -92,6 +92,16 @@ impl Progress {
         }
     }
 
+    /// Records that `done` units of work are finished in all (for counters read from a GPU).
+    pub fn set(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            let already = bar.position();
+            if done > already {
+                self.advance(done - already);
+            }
+        }
+    }
+
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {

@@ -5,12 +5,13 @@ use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
+use cudarc::driver::{DevicePtr, PushKernelArg};
 use kernels::nqueens::{
     MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
 };
 use rayon::prelude::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Subproblems per CPU thread the split aims for: many more than threads, because their sizes
 /// vary by orders of magnitude and rayon balances by stealing whole items. (512 left N=18 with
@@ -23,6 +24,18 @@ const CPU_CHUNK: usize = 4;
 const GPU_BLOCK: u32 = 128;
 /// Subproblems per resident GPU thread the split aims for (`WARPSEARCH_SPLIT` overrides it).
 const GPU_SUBPROBLEMS_PER_THREAD: u64 = 16;
+/// The most subproblems a GPU run is split into (8 bytes each, on the host and the GPU).
+const GPU_MAX_SUBPROBLEMS: u64 = 1 << 26;
+
+/// Subproblems per resident GPU thread for board size `n`: 16 up to N=20, then 4× more per
+/// size, because each size's tree is ≈ 8× larger and one launch runs until its slowest thread
+/// is done: a thread searches ≈ 10⁶ nodes/s, so a subproblem must stay well under a second's
+/// work for the run's tail to stay short.
+fn gpu_split(n: u32) -> u64 {
+    let base = tuning("WARPSEARCH_SPLIT", GPU_SUBPROBLEMS_PER_THREAD);
+    base << (2 * n.saturating_sub(20).min(8))
+}
+
 /// Steps a GPU lane takes between two work-refill votes of its warp (see the kernel);
 /// `WARPSEARCH_STEPS_PER_POLL` overrides it for tuning runs.
 const GPU_STEPS_PER_POLL: u32 = 16;
@@ -56,8 +69,7 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     let target = match backend {
         Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
         Backend::Gpu(device) => {
-            tuning("WARPSEARCH_SPLIT", GPU_SUBPROBLEMS_PER_THREAD)
-                * gpu_resident_threads(device, n)? as u64
+            (gpu_split(n) * gpu_resident_threads(device, n)? as u64).min(GPU_MAX_SUBPROBLEMS)
         }
     };
     let (subproblems, prefix_nodes) = split(n, target);
@@ -95,16 +107,19 @@ fn finish(
     }
 }
 
-/// The subproblems of the shallowest split that yields at least `target` of them (or of the
-/// deepest split allowed), with the queens placed while enumerating them. Shallower splits
-/// are much smaller, so trying them first costs little.
+/// The subproblems of the shallowest split that yields at least a quarter of `target` (or of
+/// the deepest split allowed), with the queens placed while enumerating them. Shallower splits
+/// are much smaller, so trying them first costs little. Each row deeper multiplies the count
+/// by 4–8: insisting on the full target would often overshoot it several times over, and the
+/// host's enumeration is part of the run (N=18: 4.4 M subproblems took 63 ms to enumerate,
+/// 0.74 M took 7 ms, for a kernel of ≈ 80 ms).
 fn split(n: u32, target: u64) -> (Vec<Subproblem>, u64) {
     let deepest = (n - 2).min(MAX_PREFIX_ROWS);
     let mut rows = 2;
     loop {
         let mut subproblems = Vec::new();
         let nodes = enumerate_prefixes(n, rows, |s| subproblems.push(s));
-        if subproblems.len() as u64 >= target || rows >= deepest {
+        if 4 * subproblems.len() as u64 >= target || rows >= deepest {
             return (subproblems, nodes);
         }
         rows += 1;
@@ -154,8 +169,9 @@ fn shared_bytes(n: u32) -> usize {
     4 * n as usize * gpu_block() as usize
 }
 
-/// Launches over the subproblems in chunks: one launch for short runs, more for long ones so
-/// that progress is shown and Ctrl-C is honoured between launches.
+/// Runs every subproblem in one launch. The host meanwhile reads the kernel's work counter for
+/// the progress bar and, on Ctrl-C, sets the kernel's stop word, through a second stream that
+/// does not wait for the kernel.
 fn run_gpu(
     device: &GpuDevice,
     n: u32,
@@ -168,56 +184,73 @@ fn run_gpu(
     let block = gpu_block();
     let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
     let words: Vec<u64> = subproblems.iter().map(|s| s.0).collect();
-    let launches = match n {
-        0..=20 => 1,
-        21 => 8,
-        22 => 32,
-        _ => 128,
-    }
-    .min(
-        words
-            .len()
-            .div_ceil(blocks as usize * block as usize)
-            .max(1),
-    );
+    let count = u32::try_from(words.len()).map_err(|_| {
+        GpuError::Unsupported(format!("{} subproblems (at most 2³² − 1)", words.len()))
+    })?;
     let steps = steps_per_poll();
+    let monitor = step("creating a stream", device.context().new_stream())?;
     let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
-    let counters = step("allocating counters", stream.alloc_zeros::<u32>(launches))?;
+    // [next subproblem, stop]: the kernel's work counter and the host's stop request.
+    let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let tallies = step("allocating counters", stream.alloc_zeros::<u64>(4))?;
+    let control_ptr = {
+        let (pointer, _record) = words_control.device_ptr(stream);
+        pointer
+    };
+    device.synchronize()?;
     let progress = control.progress_bar(words.len() as u64, &format!("{n}-queens (GPU)"));
-    let chunk = words.len().div_ceil(launches);
-    for launch_index in 0..launches {
-        if control.cancelled() {
-            progress.finish();
-            return Err(Error::Interrupted);
+    let config = launch_config(blocks, block, shared);
+    let next = words_control.slice(0..1);
+    let cancel = words_control.slice(1..2);
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&n)
+        .arg(&device_words)
+        .arg(&count)
+        .arg(&steps)
+        .arg(&next)
+        .arg(&cancel)
+        .arg(&tallies);
+    // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter, stop
+    // word and tallies, 4·n bytes of shared memory per thread, whole-warp blocks.
+    step("launching the N-Queens kernel", unsafe {
+        launch.launch(config)
+    })?;
+    let finished = step("recording an event", stream.record_event(None))?;
+    let started = Instant::now();
+    let mut stopping = false;
+    let mut claimed = [0u32; 1];
+    while !step("waiting for the GPU", finished.try_is_complete())? {
+        // Spin briefly (short runs must not pay for a sleep), then look a few times a second.
+        if started.elapsed() < Duration::from_millis(500) {
+            std::thread::yield_now();
+            continue;
         }
-        let start = launch_index * chunk;
-        let end = (start + chunk).min(words.len());
-        let slice = device_words.slice(start..end);
-        let next = counters.slice(launch_index..launch_index + 1);
-        let count = (end - start) as u32;
-        let config = launch_config(blocks, block, shared);
-        let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(&n)
-            .arg(&slice)
-            .arg(&count)
-            .arg(&steps)
-            .arg(&next)
-            .arg(&tallies);
-        // SAFETY: arguments match `warpsearch_nqueens`: `count` subproblems, zeroed counter
-        // and tallies, 4·n bytes of shared memory per thread, whole-warp blocks.
-        step("launching the N-Queens kernel", unsafe {
-            launch.launch(config)
+        std::thread::sleep(Duration::from_millis(50));
+        // SAFETY: `control_ptr` is the live two-word buffer above; the copy is waited for
+        // before `claimed` is read.
+        step("reading progress", unsafe {
+            memcpy_dtoh_async(&mut claimed, control_ptr, monitor.cu_stream())
         })?;
-        if launches > 1 {
-            device.synchronize()?;
-            progress.advance(count as u64);
+        step("reading progress", monitor.synchronize())?;
+        progress.set(u64::from(claimed[0]).min(words.len() as u64));
+        if control.cancelled() && !stopping {
+            stopping = true;
+            let stop = [1u32];
+            // SAFETY: writes the buffer's second word; `stop` outlives the copy, which is
+            // waited for.
+            step("stopping the GPU", unsafe {
+                memcpy_htod_async(control_ptr + 4, &stop, monitor.cu_stream())
+            })?;
+            step("stopping the GPU", monitor.synchronize())?;
         }
+    }
+    progress.finish();
+    if stopping || control.cancelled() {
+        return Err(Error::Interrupted);
     }
     let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
     device.synchronize()?;
-    progress.finish();
     Ok(Tally {
         count2: result[0],
         count4: result[1],
