@@ -43,6 +43,15 @@ impl<'a> WorkQueue<'a> {
     }
 }
 
+impl WorkQueue<'_> {
+    /// One index for the whole warp (the same value in every lane): for work that a warp does
+    /// together, such as a warp-wide board. GPU: lane 0's `atom.add` and one `shfl.idx`.
+    #[inline(always)]
+    pub fn claim_for_warp(&self) -> u32 {
+        leader_fetch_add(self.next, 1, 0)
+    }
+}
+
 /// Lane `leader` adds `amount` to `counter`; every lane receives the value before the add.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]

@@ -6,6 +6,7 @@
 
 use crate::atomic::{WorkQueue, add_warp_total};
 use crate::bits::popc;
+use crate::no3line::{DepthFirst, Prefix};
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
 use crate::slab::{SharedSlab, Slab};
@@ -170,4 +171,63 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
     }
     // SAFETY: `placed` points to a device counter.
     unsafe { &*placed }.fetch_add(total, Ordering::Relaxed);
+}
+
+/// Enumerates no-three-in-line boards of size `n`, one warp per [`Prefix`] at a time.
+///
+/// Each warp takes the next of the `count` prefixes from `control[0]` (one atomic per warp,
+/// see [`WorkQueue::claim_for_warp`]), runs [`DepthFirst`] below it with its stack in shared
+/// memory, and writes the points it placed to `nodes[index]`. Every complete board takes the
+/// next slot of `found` and, when the slot is below `capacity`, is written as 32 words (row
+/// `r` by lane `r`) to `boards[slot·32 ..]`; the host sees an overflow as `found > capacity`.
+/// A non-zero `control[1]` makes the warps take no more prefixes (the host's stop request).
+///
+/// # Safety
+/// Dynamic shared memory of `4·2n·blockDim.x` bytes; `prefixes` and `nodes` hold `count`
+/// words, `boards` `32·capacity`; `control` (two words) and `found` zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
+    n: u32,
+    prefixes: *const u64,
+    count: u32,
+    control: *const AtomicU32,
+    nodes: *mut u64,
+    found: *const AtomicU32,
+    capacity: u32,
+    boards: *mut u32,
+) {
+    // SAFETY: the launch provides 2n words of shared memory per thread (the contract above);
+    // the search indexes words below 2n only.
+    let slab = unsafe { SharedSlab::for_this_thread() };
+    // SAFETY: `control` and `found` point to zeroed device counters.
+    let (queue, stop, slots) = unsafe {
+        (
+            WorkQueue::new(&*control),
+            &*control.add(1),
+            WorkQueue::new(&*found),
+        )
+    };
+    let lane = crate::warp::lane_id().mine();
+    let mut search = DepthFirst::new(n, slab);
+    loop {
+        let index = queue.claim_for_warp();
+        // Any lane's view of the stop word decides for the whole warp (a vote keeps it uniform).
+        let stopping = Lanes::this_lane(stop.load(Ordering::Relaxed) != 0).any();
+        if index >= count || stopping {
+            break;
+        }
+        // SAFETY: `index < count`, the length of `prefixes`.
+        let prefix = Prefix(unsafe { *prefixes.add(index as usize) });
+        let placed = search.run(&prefix.board(n), prefix.rows(), |board| {
+            let slot = slots.claim_for_warp();
+            if slot < capacity {
+                // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
+                unsafe { *boards.add(slot as usize * 32 + lane as usize) = board.points.mine() };
+            }
+        });
+        if lane == 0 {
+            // SAFETY: `index < count`, the length of `nodes`.
+            unsafe { *nodes.add(index as usize) = placed };
+        }
+    }
 }

@@ -27,6 +27,42 @@ impl<const N: usize> Slab for [u32; N] {
     }
 }
 
+/// A warp's private array of [`Lanes<u32>`](crate::warp::Lanes) words: word `i` holds one
+/// value per lane (a warp-wide board, say, one row per lane).
+pub trait LaneSlab {
+    /// Word `index`.
+    fn get(&self, index: u32) -> crate::warp::Lanes<u32>;
+    /// Sets word `index` to `value`.
+    fn set(&mut self, index: u32, value: crate::warp::Lanes<u32>);
+}
+
+/// CPU twin: an array of whole warps' words (indices modulo `N`, as for [`Slab`]).
+#[cfg(not(target_arch = "nvptx64"))]
+impl<const N: usize> LaneSlab for [crate::warp::Lanes<u32>; N] {
+    #[inline(always)]
+    fn get(&self, index: u32) -> crate::warp::Lanes<u32> {
+        self[index as usize % N]
+    }
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: crate::warp::Lanes<u32>) {
+        self[index as usize % N] = value;
+    }
+}
+
+/// GPU form: every lane keeps its own value of word `i` in its own shared-memory column, so a
+/// warp-wide word costs one conflict-free `LDS`/`STS`.
+#[cfg(target_arch = "nvptx64")]
+impl LaneSlab for SharedSlab {
+    #[inline(always)]
+    fn get(&self, index: u32) -> crate::warp::Lanes<u32> {
+        crate::warp::Lanes::this_lane(Slab::get(self, index))
+    }
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: crate::warp::Lanes<u32>) {
+        Slab::set(self, index, value.mine());
+    }
+}
+
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
     "// Dynamic shared memory of every kernel in this module; its size is set at launch.",

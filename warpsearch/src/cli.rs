@@ -84,6 +84,10 @@ struct No3lineArgs {
     /// Draw each representative as an SVG file in DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     svg: Option<std::path::PathBuf>,
+    /// Run the same subtrees on the CPU and the GPU and compare them one by one (points
+    /// placed below each, boards found); exit 1 on any difference. Needs a GPU.
+    #[arg(long, conflicts_with_all = ["out", "svg"])]
+    cross_check: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -179,6 +183,8 @@ enum BenchProblem {
     /// Randomised search for one N-Queens solution: the cases of Hennum's Table 1 (N = 40
     /// with 2048 searches, N = 100 with 16384), on the GPU, one CPU core and all cores.
     RandomDfs,
+    /// No-three-in-line: n = --from..=--to (classes checked against the known values).
+    No3line,
 }
 
 /// Runs the CLI and returns the process exit status.
@@ -398,6 +404,9 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
             "need --from ≤ --to and --repeat ≥ 1".into(),
         ));
     }
+    if let BenchProblem::No3line = args.problem {
+        return run_bench_no3line(args, cancel);
+    }
     nqueens::validate(args.from)?;
     nqueens::validate(args.to)?;
     let selected = select(&args.common)?;
@@ -459,6 +468,76 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
 
 /// Hennum's Table 1 on our hardware: the same cases on the GPU (when there is one), one CPU
 /// core and all cores; the median of `--repeat` runs, each a fresh family of searches.
+fn run_bench_no3line(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use warpsearch::no3line;
+    no3line::validate(args.from)?;
+    no3line::validate(args.to)?;
+    let selected = select(&args.common)?;
+    let control = RunControl::default().with_cancel(cancel);
+    // Warm-up: the first launch pays for lazy driver set-up.
+    no3line::enumerate_on(6, &selected.backend, &control, |_| {})?;
+    if !args.common.json {
+        println!(
+            "{:>3} {:>9} {:>12} {:>7} {:>10} {:>16} {:>12} {:>5}",
+            "n", "total", "inequivalent", "backend", "seconds", "nodes", "nodes/s", "known"
+        );
+    }
+    let mut rows = Vec::new();
+    let mut status = 0;
+    for n in args.from..=args.to {
+        let mut runs = Vec::new();
+        for _ in 0..args.repeat {
+            runs.push(no3line::enumerate_on(
+                n,
+                &selected.backend,
+                &control,
+                |_| {},
+            )?);
+        }
+        let mut seconds: Vec<f64> = runs.iter().map(|c| c.seconds).collect();
+        seconds.sort_by(f64::total_cmp);
+        let median = seconds[seconds.len() / 2];
+        let counts = &runs[0];
+        if runs.iter().any(|c| c.classes != counts.classes) || counts.known_match == Some(false) {
+            status = 1;
+        }
+        let rate = counts.nodes as f64 / median.max(1e-9);
+        let known = match counts.known_match {
+            Some(true) => "ok",
+            Some(false) => "WRONG",
+            None => "-",
+        };
+        if !args.common.json {
+            println!(
+                "{:>3} {:>9} {:>12} {:>7} {:>10.4} {:>16} {:>12.3e} {:>5}",
+                n,
+                counts.total,
+                counts.inequivalent,
+                counts.backend,
+                median,
+                counts.nodes,
+                rate,
+                known
+            );
+        }
+        rows.push(serde_json::json!({
+            "n": n, "total": counts.total, "inequivalent": counts.inequivalent,
+            "classes": counts.classes, "backend": counts.backend, "seconds": median,
+            "all_seconds": seconds, "nodes": counts.nodes, "nodes_per_second": rate.round(),
+            "known_match": counts.known_match,
+        }));
+    }
+    if args.common.json {
+        println!(
+            "{}",
+            serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
+        );
+    } else {
+        println!("# {}", selected.backend.describe());
+    }
+    Ok(status)
+}
+
 fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
     let mut backends = Vec::new();
     if args.common.backend != BackendChoice::Cpu {
@@ -555,29 +634,44 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         std::fs::write(&probe, b"").map_err(io(dir))?;
         std::fs::remove_file(&probe).map_err(io(dir))?;
     }
-    if args.common.backend == BackendChoice::Gpu {
-        return Err(warpsearch::GpuError::Unsupported(
-            "no-three-in-line runs on the CPU in this version".into(),
-        )
-        .into());
+    if args.cross_check {
+        let options = no3line::Options {
+            backend: BackendChoice::Gpu,
+            threads: args.common.threads,
+            control: control(&args.common, cancel),
+        };
+        let checked = no3line::cross_check(args.n, &options)?;
+        if args.common.json {
+            let value =
+                serde_json::to_value(&checked).map_err(|e| Error::Verification(e.to_string()))?;
+            println!("{value}");
+        } else {
+            println!(
+                "no-three-in-line n={}: CPU and GPU agree on all {} subtrees ({} points placed, {} boards)",
+                checked.n,
+                group(checked.subtrees as u64),
+                group(checked.nodes),
+                group(checked.boards as u64)
+            );
+        }
+        return Ok(0);
     }
-    let pool_threads = args.common.threads;
-    eprintln!("backend: CPU (no-three-in-line has no GPU search yet)");
+    let selected = select(&args.common)?;
     let representatives = std::sync::Mutex::new(Vec::new());
     let keep = args.out.is_some() || args.svg.is_some();
-    let options = no3line::Options {
-        backend: BackendChoice::Cpu,
-        threads: pool_threads,
-        control: control(&args.common, cancel),
-    };
-    let counts = no3line::enumerate(args.n, &options, |rows| {
-        if keep
-            && no3line::classify(rows).0
-            && let Ok(mut list) = representatives.lock()
-        {
-            list.push(rows.to_vec());
-        }
-    })?;
+    let counts = no3line::enumerate_on(
+        args.n,
+        &selected.backend,
+        &control(&args.common, cancel),
+        |rows| {
+            if keep
+                && no3line::classify(rows).0
+                && let Ok(mut list) = representatives.lock()
+            {
+                list.push(rows.to_vec());
+            }
+        },
+    )?;
     let mut representatives = representatives.into_inner().unwrap_or_default();
     representatives.sort();
     if let (Some(file), Some(path)) = (out, &args.out) {

@@ -4,11 +4,16 @@
 //! without a driver; [`GpuDevice::open`] checks for the library before touching it, because
 //! cudarc panics when it is missing.
 
-use crate::error::GpuError;
+use crate::error::{Error, GpuError};
+use crate::run::{Progress, RunControl};
+use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
+};
 use cudarc::nvrtc::Ptx;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The kernels crate compiled to PTX by build.rs (empty when it could not be built).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
@@ -22,6 +27,8 @@ pub fn has_kernels() -> bool {
 pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// A non-blocking stream for looking at a running kernel's counters (see [`Self::watch`]).
+    monitor: Arc<CudaStream>,
     module: Arc<CudaModule>,
     /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
@@ -102,9 +109,14 @@ impl GpuDevice {
                 _ => GpuError::driver("loading the kernels", source),
             })?;
         let stream = ctx.default_stream();
+        // Created now: creating a second stream later would wait for a running kernel.
+        let monitor = ctx
+            .new_stream()
+            .map_err(|e| GpuError::driver("creating a stream", e))?;
         Ok(GpuDevice {
             ctx,
             stream,
+            monitor,
             module,
             name,
             compute_capability,
@@ -157,6 +169,58 @@ impl GpuDevice {
             .occupancy_max_active_blocks_per_multiprocessor(block, shared_bytes, None)
             .map_err(|e| GpuError::driver("computing occupancy", e))
             .map(|blocks| blocks.max(1))
+    }
+
+    /// Waits for the work queued so far, for a kernel that follows the watch protocol: word 0
+    /// of `words` counts the work items it has claimed (out of `total`), and it takes no more
+    /// once word 1 is non-zero. While waiting, the counter drives `progress` a few times a
+    /// second, and on Ctrl-C (`control`) word 1 is set: the kernel's results are then
+    /// incomplete and [`Error::Interrupted`] is returned. Both go through a second stream, which
+    /// does not wait for the kernel.
+    pub fn watch(
+        &self,
+        words: &CudaSlice<u32>,
+        total: u64,
+        progress: &Progress,
+        control: &RunControl,
+    ) -> Result<(), Error> {
+        let words_ptr = {
+            let (pointer, _record) = words.device_ptr(&self.stream);
+            pointer
+        };
+        let finished = step("recording an event", self.stream.record_event(None))?;
+        let started = Instant::now();
+        let mut stopping = false;
+        let mut claimed = [0u32; 1];
+        while !step("waiting for the GPU", finished.try_is_complete())? {
+            // Spin briefly (short runs must not pay for a sleep), then look a few times a second.
+            if started.elapsed() < Duration::from_millis(500) {
+                std::thread::yield_now();
+                continue;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            // SAFETY: `words_ptr` is the live buffer `words` (at least two words); the copy is
+            // waited for before `claimed` is read.
+            step("reading progress", unsafe {
+                memcpy_dtoh_async(&mut claimed, words_ptr, self.monitor.cu_stream())
+            })?;
+            step("reading progress", self.monitor.synchronize())?;
+            progress.set(u64::from(claimed[0]).min(total));
+            if control.cancelled() && !stopping {
+                stopping = true;
+                let stop = [1u32];
+                // SAFETY: writes the buffer's second word; `stop` outlives the copy, which is
+                // waited for.
+                step("stopping the GPU", unsafe {
+                    memcpy_htod_async(words_ptr + 4, &stop, self.monitor.cu_stream())
+                })?;
+                step("stopping the GPU", self.monitor.synchronize())?;
+            }
+        }
+        if stopping || control.cancelled() {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
     }
 
     /// The CUDA context (for timing events).

@@ -9,12 +9,20 @@
 //! # Ok::<(), warpsearch::Error>(())
 //! ```
 //!
-//! This version runs the search of `kernels::no3line` — written in the warp board algebra, one
-//! row per lane — on every CPU core (the first of the issue's stages: a correct CPU twin).
+//! The search is `kernels::no3line::DepthFirst`, written in the warp board algebra (one row
+//! per lane): on the GPU one warp searches one subtree at a time (kernel `warpsearch_no3line`),
+//! on the CPU the same code runs on every core with rayon. The host splits the tree into
+//! prefixes (the first rows' points), collects the complete boards, and classifies each by its
+//! stabiliser, counting an orbit at its canonical (lexicographically smallest) image.
 
-use crate::backend::{BackendChoice, cpu_pool};
+use crate::backend::{Backend, cpu_pool};
 use crate::error::{Error, GpuError, Result};
-use kernels::no3line::{Board, search_from};
+use crate::gpu::{GpuDevice, launch_config, step};
+use crate::run::RunControl;
+use cudarc::driver::PushKernelArg;
+use kernels::no3line::search::slab_words;
+use kernels::no3line::{DepthFirst, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes};
+use kernels::warp::Lanes;
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -110,7 +118,7 @@ pub fn known(n: u32) -> Option<Classes> {
         })
 }
 
-/// How to run (this version searches on the CPU: `BackendChoice::Gpu` is an error).
+/// How to run: backend, CPU threads, cancellation and progress.
 pub use crate::run::SearchOptions as Options;
 
 /// The result of a count.
@@ -124,7 +132,7 @@ pub struct Counts {
     pub inequivalent: u64,
     /// Orbits by symmetry class.
     pub classes: Classes,
-    /// "cpu".
+    /// "cpu" or "gpu".
     pub backend: &'static str,
     /// Seconds the search took.
     pub seconds: f64,
@@ -222,71 +230,280 @@ pub enum Class {
     Full,
 }
 
-/// Streams every configuration of size `n` to `found` (from the rayon threads, in no fixed
-/// order) and returns the counts.
-pub fn enumerate(n: u32, options: &Options, found: impl Fn(&[u32]) + Sync) -> Result<Counts> {
-    validate(n)?;
-    if options.backend == BackendChoice::Gpu {
-        return Err(GpuError::Unsupported(
-            "no-three-in-line runs on the CPU in this version".into(),
-        )
-        .into());
+/// Prefixes per CPU thread the split aims for (subtree sizes vary a lot; rayon steals whole
+/// prefixes).
+const CPU_PREFIXES_PER_THREAD: u64 = 64;
+/// Prefixes per resident GPU warp the split aims for.
+const GPU_PREFIXES_PER_WARP: u64 = 8;
+/// Threads per GPU block.
+const GPU_BLOCK: u32 = 128;
+
+/// The prefixes of the shallowest depth that yields at least `target` of them (or of the
+/// deepest allowed), with the points placed while enumerating them.
+fn split(n: u32, target: u64) -> (Vec<Prefix>, u64) {
+    let deepest = (n - 1).min(MAX_PREFIX_ROWS);
+    let mut rows = 1;
+    loop {
+        let mut prefixes = Vec::new();
+        let nodes = enumerate_prefixes(n, rows, |p| prefixes.push(p));
+        if prefixes.len() as u64 >= target || rows >= deepest {
+            return (prefixes, nodes);
+        }
+        rows += 1;
     }
-    let pool = cpu_pool(options.threads)?;
-    let started = Instant::now();
-    let pairs: Vec<(u32, u32)> = (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .collect();
-    let progress = options
-        .control
-        .progress_bar(pairs.len() as u64, &format!("no3line {n}"));
-    let results: Mutex<(Classes, u64)> = Mutex::new((Classes::default(), 0));
-    let cancelled = pool.install(|| {
-        pairs.par_iter().try_for_each(|&(a, b)| {
-            if options.control.cancelled() {
-                return Err(Error::Interrupted);
-            }
-            let mut classes = Classes::default();
-            let nodes = search_from(n, a, b, &mut |board: &Board| {
-                let rows: Vec<u32> = board.points.to_array()[..n as usize].to_vec();
-                found(&rows);
-                let (canonical, class) = classify(&rows);
-                if canonical {
-                    match class {
-                        Class::Iden => classes.iden += 1,
-                        Class::Dia1 => classes.dia1 += 1,
-                        Class::Ort1 => classes.ort1 += 1,
-                        Class::Rot2 => classes.rot2 += 1,
-                        Class::Dia2 => classes.dia2 += 1,
-                        Class::Rot4 => classes.rot4 += 1,
-                        Class::Ort2 => classes.ort2 += 1,
-                        Class::Full => classes.full += 1,
-                    }
+}
+
+/// Points placed below each prefix, and the complete boards found (GPU; the CPU streams them).
+struct Searched {
+    nodes: Vec<u64>,
+    boards: Vec<Configuration>,
+}
+
+/// Counts by class, for the boards given to [`Tally::record`].
+#[derive(Default)]
+struct Tally(Classes);
+
+impl Tally {
+    fn record(&mut self, rows: &[u32]) {
+        let (canonical, class) = classify(rows);
+        if !canonical {
+            return;
+        }
+        let c = &mut self.0;
+        *match class {
+            Class::Iden => &mut c.iden,
+            Class::Dia1 => &mut c.dia1,
+            Class::Ort1 => &mut c.ort1,
+            Class::Rot2 => &mut c.rot2,
+            Class::Dia2 => &mut c.dia2,
+            Class::Rot4 => &mut c.rot4,
+            Class::Ort2 => &mut c.ort2,
+            Class::Full => &mut c.full,
+        } += 1;
+    }
+}
+
+/// Searches below every prefix on the CPU, one prefix per rayon task; `found` sees every
+/// board, and the classes are counted on the way.
+fn search_cpu(
+    pool: &rayon::ThreadPool,
+    n: u32,
+    prefixes: &[Prefix],
+    control: &RunControl,
+    found: &(impl Fn(&[u32]) + Sync),
+) -> Result<(Vec<u64>, Classes)> {
+    let progress = control.progress_bar(prefixes.len() as u64, &format!("no3line {n} (CPU)"));
+    let results: Vec<Option<(u64, Classes)>> = pool.install(|| {
+        prefixes
+            .par_iter()
+            .map(|&prefix| {
+                if control.cancelled() {
+                    return None;
                 }
-            });
-            let mut totals = results
-                .lock()
-                .map_err(|_| Error::Verification("a search thread panicked".into()))?;
-            totals.0.add(&classes);
-            totals.1 += nodes;
-            progress.advance(1);
-            Ok(())
-        })
+                let mut tally = Tally::default();
+                let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 2 * MAX_N as usize]);
+                let nodes = search.run(&prefix.board(n), prefix.rows(), |board| {
+                    let rows = &board.points.to_array()[..n as usize];
+                    found(rows);
+                    tally.record(rows);
+                });
+                progress.advance(1);
+                Some((nodes, tally.0))
+            })
+            .collect()
     });
     progress.finish();
-    cancelled?;
-    let (classes, nodes) = results
-        .into_inner()
-        .map_err(|_| Error::Verification("a search thread panicked".into()))?;
+    let mut classes = Classes::default();
+    let mut nodes = Vec::with_capacity(results.len());
+    for result in results {
+        let (placed, found) = result.ok_or(Error::Interrupted)?;
+        nodes.push(placed);
+        classes.add(&found);
+    }
+    Ok((nodes, classes))
+}
+
+/// Searches below every prefix on the GPU, one warp per prefix at a time (kernel
+/// `warpsearch_no3line`), and reads back the node counts and the boards.
+fn search_gpu(
+    device: &GpuDevice,
+    n: u32,
+    prefixes: &[Prefix],
+    control: &RunControl,
+) -> Result<Searched> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_no3line")?;
+    let shared = 4 * slab_words(n) as usize * GPU_BLOCK as usize;
+    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
+    let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
+    let count = u32::try_from(words.len())
+        .map_err(|_| GpuError::Unsupported(format!("{} prefixes", words.len())))?;
+    // Room for every board when the count is known (twice over), else for 2²⁰ boards.
+    let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
+    let device_prefixes = step("copying prefixes to the GPU", stream.clone_htod(&words))?;
+    let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
+    let nodes = step(
+        "allocating counters",
+        stream.alloc_zeros::<u64>(words.len()),
+    )?;
+    let found = step("allocating counters", stream.alloc_zeros::<u32>(1))?;
+    let boards = step(
+        "allocating the board buffer",
+        stream.alloc_zeros::<u32>(32 * capacity as usize),
+    )?;
+    let progress = control.progress_bar(words.len() as u64, &format!("no3line {n} (GPU)"));
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&n)
+        .arg(&device_prefixes)
+        .arg(&count)
+        .arg(&words_control)
+        .arg(&nodes)
+        .arg(&found)
+        .arg(&capacity)
+        .arg(&boards);
+    // SAFETY: arguments match `warpsearch_no3line`: `count` prefixes and node slots, zeroed
+    // control words and board counter, `32·capacity` board words, 8·n bytes of shared memory
+    // per thread, whole-warp blocks.
+    step("launching the no-three-in-line kernel", unsafe {
+        launch.launch(launch_config(blocks, GPU_BLOCK, shared))
+    })?;
+    let watched = device.watch(&words_control, words.len() as u64, &progress, control);
+    progress.finish();
+    watched?;
+    let stored = step("reading the board count", stream.clone_dtoh(&found))?[0];
+    if stored > capacity {
+        return Err(Error::Verification(format!(
+            "the GPU found {stored} boards, more than the {capacity} expected at most"
+        )));
+    }
+    let nodes = step("reading the node counts", stream.clone_dtoh(&nodes))?;
+    let words = step(
+        "reading the boards",
+        stream.clone_dtoh(&boards.slice(..32 * stored as usize)),
+    )?;
+    device.synchronize()?;
+    let boards = words
+        .chunks(32)
+        .map(|rows| rows[..n as usize].to_vec())
+        .collect();
+    Ok(Searched { nodes, boards })
+}
+
+/// Streams every configuration of size `n` to `found` (from several threads, in no fixed
+/// order) and returns the counts. The backend comes from `options` (`auto`: the GPU when there
+/// is one).
+pub fn enumerate(n: u32, options: &Options, found: impl Fn(&[u32]) + Sync) -> Result<Counts> {
+    validate(n)?;
+    let selected = crate::backend::select(options.backend, options.threads)?;
+    enumerate_on(n, &selected.backend, &options.control, found)
+}
+
+/// [`enumerate`] on a backend already chosen.
+pub fn enumerate_on(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    found: impl Fn(&[u32]) + Sync,
+) -> Result<Counts> {
+    validate(n)?;
+    let started = Instant::now();
+    let (prefixes, prefix_nodes) = split(n, prefix_target(n, backend)?);
+    let (nodes, classes) = match backend {
+        Backend::Cpu(pool) => search_cpu(pool, n, &prefixes, control, &found)?,
+        Backend::Gpu(device) => {
+            let searched = search_gpu(device, n, &prefixes, control)?;
+            let mut tally = Tally::default();
+            for rows in &searched.boards {
+                found(rows);
+                tally.record(rows);
+            }
+            (searched.nodes, tally.0)
+        }
+    };
     Ok(Counts {
         n,
         total: classes.total(),
         inequivalent: classes.inequivalent(),
         classes,
-        backend: "cpu",
+        backend: backend.kind(),
         seconds: started.elapsed().as_secs_f64(),
-        nodes,
+        nodes: prefix_nodes + nodes.iter().sum::<u64>(),
         known_match: known(n).map(|k| k == classes),
+    })
+}
+
+fn prefix_target(n: u32, backend: &Backend) -> Result<u64> {
+    Ok(match backend {
+        Backend::Cpu(pool) => CPU_PREFIXES_PER_THREAD * pool.current_num_threads() as u64,
+        Backend::Gpu(device) => {
+            let function = device.function("warpsearch_no3line")?;
+            let shared = 4 * slab_words(n) as usize * GPU_BLOCK as usize;
+            let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)?;
+            GPU_PREFIXES_PER_WARP * (blocks * GPU_BLOCK / 32 * device.multiprocessors) as u64
+        }
+    })
+}
+
+/// What [`cross_check`] compared.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CrossCheck {
+    /// Board size.
+    pub n: u32,
+    /// Subtrees (prefixes) searched by both backends.
+    pub subtrees: usize,
+    /// Points placed below them (equal on both).
+    pub nodes: u64,
+    /// Complete boards found (the same set on both).
+    pub boards: usize,
+}
+
+/// Runs the same subtrees on the CPU and on the GPU and compares them one by one: the points
+/// placed below every prefix, and the set of boards found. Any difference is an
+/// [`Error::Verification`] naming the first differing subtree.
+pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
+    validate(n)?;
+    let device = GpuDevice::open()?;
+    let pool = cpu_pool(options.threads)?;
+    let gpu = Backend::Gpu(std::sync::Arc::new(device));
+    let (prefixes, _) = split(n, prefix_target(n, &gpu)?);
+    let Backend::Gpu(device) = &gpu else {
+        unreachable!("constructed as a GPU backend above")
+    };
+    let on_gpu = search_gpu(device, n, &prefixes, &options.control)?;
+    let on_cpu_boards = Mutex::new(Vec::new());
+    let (on_cpu_nodes, _) = search_cpu(&pool, n, &prefixes, &options.control, &|rows| {
+        if let Ok(mut boards) = on_cpu_boards.lock() {
+            boards.push(rows.to_vec());
+        }
+    })?;
+    if let Some(i) = (0..prefixes.len()).find(|&i| on_cpu_nodes[i] != on_gpu.nodes[i]) {
+        let (a, b) = prefixes[i].columns(0);
+        return Err(Error::Verification(format!(
+            "subtree {i} (first row {a},{b}, {} rows placed): {} points placed on the CPU, {} on the GPU",
+            prefixes[i].rows(),
+            on_cpu_nodes[i],
+            on_gpu.nodes[i]
+        )));
+    }
+    let mut cpu_boards = on_cpu_boards
+        .into_inner()
+        .map_err(|_| Error::Verification("a search thread panicked".into()))?;
+    let mut gpu_boards = on_gpu.boards;
+    cpu_boards.sort();
+    gpu_boards.sort();
+    if cpu_boards != gpu_boards {
+        return Err(Error::Verification(format!(
+            "the CPU found {} boards, the GPU {}, and the sets differ",
+            cpu_boards.len(),
+            gpu_boards.len()
+        )));
+    }
+    Ok(CrossCheck {
+        n,
+        subtrees: prefixes.len(),
+        nodes: on_cpu_nodes.iter().sum(),
+        boards: cpu_boards.len(),
     })
 }
 
@@ -388,7 +605,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_n_and_gpu_are_errors() {
+    fn bad_n_and_a_missing_gpu_are_errors() {
         assert!(matches!(
             count(1, &Options::default()),
             Err(Error::InvalidArgument(_))
@@ -397,13 +614,13 @@ mod tests {
             count(MAX_N + 1, &Options::default()),
             Err(Error::InvalidArgument(_))
         ));
-        let gpu = Options {
-            backend: BackendChoice::Gpu,
-            ..Options::default()
-        };
-        assert!(matches!(
-            count(4, &gpu),
-            Err(Error::Gpu(GpuError::Unsupported(_)))
-        ));
+        if crate::gpu::GpuDevice::open().is_err() {
+            let gpu = Options {
+                backend: crate::backend::BackendChoice::Gpu,
+                ..Options::default()
+            };
+            assert!(matches!(count(4, &gpu), Err(Error::Gpu(_))));
+            assert!(matches!(cross_check(4, &gpu), Err(Error::Gpu(_))));
+        }
     }
 }

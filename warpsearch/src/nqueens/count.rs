@@ -5,13 +5,12 @@ use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
-use cudarc::driver::{DevicePtr, PushKernelArg};
+use cudarc::driver::PushKernelArg;
 use kernels::nqueens::{
     MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
 };
 use rayon::prelude::*;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Subproblems per CPU thread the split aims for: many more than threads, because their sizes
 /// vary by orders of magnitude and rayon balances by stealing whole items. (512 left N=18 with
@@ -188,15 +187,10 @@ fn run_gpu(
         GpuError::Unsupported(format!("{} subproblems (at most 2³² − 1)", words.len()))
     })?;
     let steps = steps_per_poll();
-    let monitor = step("creating a stream", device.context().new_stream())?;
     let device_words = step("copying subproblems to the GPU", stream.clone_htod(&words))?;
     // [next subproblem, stop]: the kernel's work counter and the host's stop request.
     let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let tallies = step("allocating counters", stream.alloc_zeros::<u64>(4))?;
-    let control_ptr = {
-        let (pointer, _record) = words_control.device_ptr(stream);
-        pointer
-    };
     device.synchronize()?;
     let progress = control.progress_bar(words.len() as u64, &format!("{n}-queens (GPU)"));
     let config = launch_config(blocks, block, shared);
@@ -216,39 +210,9 @@ fn run_gpu(
     step("launching the N-Queens kernel", unsafe {
         launch.launch(config)
     })?;
-    let finished = step("recording an event", stream.record_event(None))?;
-    let started = Instant::now();
-    let mut stopping = false;
-    let mut claimed = [0u32; 1];
-    while !step("waiting for the GPU", finished.try_is_complete())? {
-        // Spin briefly (short runs must not pay for a sleep), then look a few times a second.
-        if started.elapsed() < Duration::from_millis(500) {
-            std::thread::yield_now();
-            continue;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        // SAFETY: `control_ptr` is the live two-word buffer above; the copy is waited for
-        // before `claimed` is read.
-        step("reading progress", unsafe {
-            memcpy_dtoh_async(&mut claimed, control_ptr, monitor.cu_stream())
-        })?;
-        step("reading progress", monitor.synchronize())?;
-        progress.set(u64::from(claimed[0]).min(words.len() as u64));
-        if control.cancelled() && !stopping {
-            stopping = true;
-            let stop = [1u32];
-            // SAFETY: writes the buffer's second word; `stop` outlives the copy, which is
-            // waited for.
-            step("stopping the GPU", unsafe {
-                memcpy_htod_async(control_ptr + 4, &stop, monitor.cu_stream())
-            })?;
-            step("stopping the GPU", monitor.synchronize())?;
-        }
-    }
+    let watched = device.watch(&words_control, words.len() as u64, &progress, control);
     progress.finish();
-    if stopping || control.cancelled() {
-        return Err(Error::Interrupted);
-    }
+    watched?;
     let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
     device.synchronize()?;
     Ok(Tally {

@@ -7,6 +7,10 @@
 //! with every earlier point; rows and columns that can no longer reach two points prune the
 //! branch, found with per-lane popcounts and the warp's saturating column counts.
 
+pub mod search;
+
+pub use search::{DepthFirst, LevelStack, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes};
+
 use crate::bits::{lowest_bit, popc};
 use crate::warp::{Lanes, lane_id};
 
@@ -143,6 +147,9 @@ impl Board {
 
 /// Calls `visit` with every complete board whose first row holds points at columns `a < b`,
 /// and returns the number of points placed (the search's nodes).
+///
+/// The recursive reference: the backends run [`DepthFirst`], which must visit the same boards
+/// in the same order with the same node count (tested).
 pub fn search_from(n: u32, a: u32, b: u32, visit: &mut impl FnMut(&Board)) -> u64 {
     let mut board = Board::empty(n);
     board.place(0, a);
