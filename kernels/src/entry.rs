@@ -6,7 +6,7 @@
 
 use crate::atomic::{WorkQueue, add_warp_total};
 use crate::bits::popc;
-use crate::no3line::{DepthFirst, Prefix};
+use crate::no3line::{DepthFirst, LineTable, Prefix};
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
 use crate::slab::{SharedSlab, Slab};
@@ -182,12 +182,16 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
 /// `r` by lane `r`) to `boards[slot·32 ..]`; the host sees an overflow as `found > capacity`.
 /// A non-zero `control[1]` makes the warps take no more prefixes (the host's stop request).
 ///
+/// Lines come from `lines`, a [`LineTable`] for size `n` filled by the host.
+///
 /// # Safety
-/// Dynamic shared memory of `4·2n·blockDim.x` bytes; `prefixes` and `nodes` hold `count`
-/// words, `boards` `32·capacity`; `control` (two words) and `found` zeroed.
+/// Dynamic shared memory of `4·2n·blockDim.x` bytes; `lines` holds `LineTable::len(n)`
+/// words; `prefixes` and `nodes` hold `count` words, `boards` `32·capacity`; `control` (two
+/// words) and `found` zeroed.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     n: u32,
+    lines: *const u32,
     prefixes: *const u64,
     count: u32,
     control: *const AtomicU32,
@@ -208,7 +212,12 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
         )
     };
     let lane = crate::warp::lane_id().mine();
-    let mut search = DepthFirst::new(n, slab);
+    // SAFETY: `lines` holds `LineTable::len(n)` words, written before the launch and
+    // read-only during it.
+    let lines = LineTable::new(n, unsafe {
+        core::slice::from_raw_parts(lines, LineTable::len(n))
+    });
+    let mut search = DepthFirst::new(n, slab, &lines);
     loop {
         let index = queue.claim_for_warp();
         // Any lane's view of the stop word decides for the whole warp (a vote keeps it uniform).
@@ -218,7 +227,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
         }
         // SAFETY: `index < count`, the length of `prefixes`.
         let prefix = Prefix(unsafe { *prefixes.add(index as usize) });
-        let placed = search.run(&prefix.board(n), prefix.rows(), |board| {
+        let placed = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
             let slot = slots.claim_for_warp();
             if slot < capacity {
                 // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.

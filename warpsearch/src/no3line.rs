@@ -21,7 +21,9 @@ use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use cudarc::driver::PushKernelArg;
 use kernels::no3line::search::slab_words;
-use kernels::no3line::{DepthFirst, FirstRows, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes};
+use kernels::no3line::{
+    DepthFirst, FirstRows, LineTable, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes,
+};
 use kernels::warp::Lanes;
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -302,6 +304,13 @@ impl Tally {
     }
 }
 
+/// The line masks of size `n` for every pair of cells (4 MiB at n = 16).
+fn line_table(n: u32) -> Vec<u32> {
+    let mut words = vec![0u32; LineTable::len(n)];
+    LineTable::fill(n, &mut words);
+    words
+}
+
 /// Searches below every prefix on the CPU, one prefix per rayon task, calls `on_board` with
 /// every complete board found (from several threads), and returns the points placed below
 /// each prefix.
@@ -313,6 +322,8 @@ fn search_cpu(
     on_board: &(impl Fn(&[u32]) + Sync),
 ) -> Result<Vec<u64>> {
     let progress = control.progress_bar(prefixes.len() as u64, &format!("no3line {n} (CPU)"));
+    let table = line_table(n);
+    let lines = LineTable::new(n, &table);
     let nodes: Vec<Option<u64>> = pool.install(|| {
         prefixes
             .par_iter()
@@ -320,8 +331,9 @@ fn search_cpu(
                 if control.cancelled() {
                     return None;
                 }
-                let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 2 * MAX_N as usize]);
-                let nodes = search.run(&prefix.board(n), prefix.rows(), |board| {
+                let slab = [Lanes::splat(0u32); 2 * MAX_N as usize];
+                let mut search = DepthFirst::new(n, slab, &lines);
+                let nodes = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
                     on_board(&board.points.to_array()[..n as usize]);
                 });
                 progress.advance(1);
@@ -354,6 +366,10 @@ fn search_gpu(
     // Room for every board when the count is known (twice over), else for 2²⁰ boards.
     let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
     let device_prefixes = step("copying prefixes to the GPU", stream.clone_htod(&words))?;
+    let device_lines = step(
+        "copying line masks to the GPU",
+        stream.clone_htod(&line_table(n)),
+    )?;
     let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let nodes = step(
         "allocating counters",
@@ -368,6 +384,7 @@ fn search_gpu(
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&n)
+        .arg(&device_lines)
         .arg(&device_prefixes)
         .arg(&count)
         .arg(&words_control)
@@ -375,7 +392,8 @@ fn search_gpu(
         .arg(&found)
         .arg(&capacity)
         .arg(&boards);
-    // SAFETY: arguments match `warpsearch_no3line`: `count` prefixes and node slots, zeroed
+    // SAFETY: arguments match `warpsearch_no3line`: the line table of size n, `count` prefixes
+    // and node slots, zeroed
     // control words and board counter, `32·capacity` board words, 8·n bytes of shared memory
     // per thread, whole-warp blocks.
     step("launching the no-three-in-line kernel", unsafe {

@@ -77,39 +77,23 @@ impl Board {
         free & !self.full_columns()
     }
 
-    /// Blocks the cells below `row` on the line through (row, column) and (above, other),
-    /// `above < row`. Every lane computes its own row's cell: the step (dr, dc) is reduced
-    /// by the gcd, so the line's lattice points in row `r` exist when `dr` divides `r − row`.
-    #[inline(always)]
-    fn block_line(&mut self, row: u32, column: u32, above: u32, other: u32) {
-        let (dr, dc) = (row - above, column as i64 - other as i64);
-        let g = gcd(dr, dc.unsigned_abs() as u32);
-        let (sr, sc) = (dr / g, dc / g as i64);
-        let n = self.n;
-        let cells = lane_id().map(|r| {
-            if r <= row || r >= n || !(r - row).is_multiple_of(sr) {
-                return 0;
-            }
-            let c = column as i64 + ((r - row) / sr) as i64 * sc;
-            if (0..n as i64).contains(&c) {
-                1u32 << c
-            } else {
-                0
-            }
-        });
-        self.blocked = self.blocked | cells;
+    /// Places a point at (row, column), computing its lines ([`Computed`]).
+    pub fn place(&mut self, row: u32, column: u32) {
+        self.place_with(&Computed { n: self.n }, row, column);
     }
 
     /// Places a point at (row, column): blocks the lines through it and every point of the
     /// rows above (a point beside it in the same row shares a row line, which the two-per-row
     /// rule already covers).
-    pub fn place(&mut self, row: u32, column: u32) {
+    #[inline(always)]
+    pub fn place_with(&mut self, lines: &impl Lines, row: u32, column: u32) {
         for above in 0..row {
             let mut others = self.points.broadcast(above);
             while others != 0 {
                 let other = lowest_bit(others);
                 others ^= other;
-                self.block_line(row, column, above, other.trailing_zeros());
+                let cells = lines.beyond(row, column, above, other.trailing_zeros());
+                self.blocked = self.blocked | cells;
             }
         }
         self.points = self.points | Lanes::from_fn(|r| if r == row { 1 << column } else { 0 });
@@ -142,6 +126,107 @@ impl Board {
         let need_two = !self.one_or_more & self.columns();
         let need_one = self.one_or_more & !self.two;
         need_two & !(can.two() | can.three_or_more()) == 0 && need_one & can.zero() == 0
+    }
+}
+
+/// The cells a new point's lines rule out: for a point at (row, column) and an earlier point at
+/// (above, other), `above < row`, the cells of the rows below `row` on their line (lane `r`:
+/// row `r`'s cells as a column mask).
+pub trait Lines {
+    /// The cells below `row` on the line through (row, column) and (above, other).
+    fn beyond(&self, row: u32, column: u32, above: u32, other: u32) -> Lanes<u32>;
+}
+
+/// The reference: every lane computes its own row's cell. The step (dr, dc) is reduced by the
+/// gcd, so the line's lattice points in row `r` exist when the reduced `dr` divides `r − row`.
+/// Costs two integer divisions per lane and a gcd loop (≈ 150 instructions on the GPU).
+#[derive(Clone, Copy, Debug)]
+pub struct Computed {
+    /// Board size.
+    pub n: u32,
+}
+
+impl Lines for Computed {
+    #[inline(always)]
+    fn beyond(&self, row: u32, column: u32, above: u32, other: u32) -> Lanes<u32> {
+        let (dr, dc) = (row - above, column as i64 - other as i64);
+        let g = gcd(dr, dc.unsigned_abs() as u32);
+        let (sr, sc) = (dr / g, dc / g as i64);
+        let n = self.n;
+        lane_id().map(|r| {
+            if r <= row || r >= n || !(r - row).is_multiple_of(sr) {
+                return 0;
+            }
+            let c = column as i64 + ((r - row) / sr) as i64 * sc;
+            if (0..n as i64).contains(&c) {
+                1u32 << c
+            } else {
+                0
+            }
+        })
+    }
+}
+
+/// The same masks precomputed for every pair of cells: entry `(p·n² + q)·n + r` is row `r`'s
+/// mask for the new point at cell `p = row·n + column` and the earlier one at
+/// `q = above·n + other`. `n⁵` words: 4 MiB at n = 16. One coalesced load per lane replaces
+/// the arithmetic (the GPU keeps the table in L2).
+#[derive(Clone, Copy, Debug)]
+pub struct LineTable<'a> {
+    n: u32,
+    words: &'a [u32],
+}
+
+impl<'a> LineTable<'a> {
+    /// Words a table for size `n` holds.
+    pub const fn len(n: u32) -> usize {
+        (n as usize).pow(5)
+    }
+
+    /// Wraps `words` (filled by [`LineTable::fill`], [`len`](Self::len)`(n)` long).
+    #[inline(always)]
+    pub fn new(n: u32, words: &'a [u32]) -> Self {
+        LineTable { n, words }
+    }
+
+    /// Fills `words` (`len(n)` long) with the masks of [`Computed`].
+    pub fn fill(n: u32, words: &mut [u32]) {
+        let lines = Computed { n };
+        for row in 0..n {
+            for column in 0..n {
+                for above in 0..row {
+                    for other in 0..n {
+                        let cells = lines.beyond(row, column, above, other);
+                        let start = Self::entry(n, row, column, above, other);
+                        for r in 0..n {
+                            words[start + r as usize] = cells.broadcast(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn entry(n: u32, row: u32, column: u32, above: u32, other: u32) -> usize {
+        let p = (row * n + column) as usize;
+        let q = (above * n + other) as usize;
+        (p * (n * n) as usize + q) * n as usize
+    }
+}
+
+impl Lines for LineTable<'_> {
+    #[inline(always)]
+    fn beyond(&self, row: u32, column: u32, above: u32, other: u32) -> Lanes<u32> {
+        let start = Self::entry(self.n, row, column, above, other);
+        let n = self.n;
+        lane_id().map(|r| {
+            if r < n {
+                self.words.get(start + r as usize).copied().unwrap_or(0)
+            } else {
+                0
+            }
+        })
     }
 }
 

@@ -10,7 +10,7 @@
 //!   masks) in [`LevelStack`]s: lane `l` holds level `l`'s value, so a level's scalar is one
 //!   shuffle away and needs no memory at all.
 
-use super::{Board, MAX_N};
+use super::{Board, Lines, MAX_N};
 use crate::bits::lowest_bit;
 use crate::slab::LaneSlab;
 use crate::warp::{Lanes, lane_id};
@@ -47,12 +47,12 @@ impl Prefix {
 
     /// The board of size `n` with this prefix's points placed.
     #[inline(always)]
-    pub fn board(self, n: u32) -> Board {
+    pub fn board(self, n: u32, lines: &impl Lines) -> Board {
         let mut board = Board::empty(n);
         for row in 0..self.rows() {
             let (a, b) = self.columns(row);
-            board.place(row, a);
-            board.place(row, b);
+            board.place_with(lines, row, a);
+            board.place_with(lines, row, b);
         }
         board
     }
@@ -180,8 +180,10 @@ pub const fn slab_words(n: u32) -> u32 {
 /// The iterative search. Level `l` is row `l`: its base board (the points of rows `< l`), the
 /// candidates of row `l` still to try as first points, the first point chosen, and the
 /// candidates still to try as second points.
-pub struct DepthFirst<S: LaneSlab> {
+pub struct DepthFirst<'l, S: LaneSlab, L: Lines> {
     n: u32,
+    /// How a point's lines are found.
+    lines: &'l L,
     /// Word `2l`: the base board's blocked cells at level `l`; word `2l + 1`: after its first
     /// point.
     blocked: S,
@@ -197,14 +199,15 @@ pub struct DepthFirst<S: LaneSlab> {
     two: LevelStack,
 }
 
-impl<S: LaneSlab> DepthFirst<S> {
+impl<'l, S: LaneSlab, L: Lines> DepthFirst<'l, S, L> {
     /// A search of board size `n` (2..=[`MAX_N`]) using `blocked` for
-    /// [`slab_words`]`(n)` words of stack.
+    /// [`slab_words`]`(n)` words of stack and `lines` for the points' lines.
     #[inline(always)]
-    pub fn new(n: u32, blocked: S) -> Self {
+    pub fn new(n: u32, blocked: S, lines: &'l L) -> Self {
         debug_assert!((2..=MAX_N).contains(&n));
         DepthFirst {
             n,
+            lines,
             blocked,
             firsts: LevelStack::new(),
             seconds: LevelStack::new(),
@@ -279,7 +282,7 @@ impl<S: LaneSlab> DepthFirst<S> {
                 nodes += 1;
                 let base = self.base(level, &path);
                 let mut with_a = base;
-                with_a.place(level, a.trailing_zeros());
+                with_a.place_with(self.lines, level, a.trailing_zeros());
                 self.blocked.set(2 * level + 1, with_a.blocked);
                 self.first.set(level, a);
                 // A point of the same row blocks nothing in its row: the second point's
@@ -293,7 +296,7 @@ impl<S: LaneSlab> DepthFirst<S> {
             self.seconds.set(level, seconds ^ b);
             nodes += 1;
             let mut child = self.with_first(level, &path);
-            child.place(level, b.trailing_zeros());
+            child.place_with(self.lines, level, b.trailing_zeros());
             if child.feasible(level + 1) {
                 if level + 1 == self.n {
                     visit(&child);
@@ -310,7 +313,7 @@ impl<S: LaneSlab> DepthFirst<S> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::search_from;
+    use super::super::{LineTable, search_from};
     use super::*;
     use std::vec::Vec;
 
@@ -332,9 +335,12 @@ mod tests {
         let mut boards = Vec::new();
         let mut prefixes = Vec::new();
         let mut nodes = enumerate_prefixes(n, rows, FirstRows::All, |p| prefixes.push(p));
-        let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 64]);
+        let mut table = std::vec![0u32; LineTable::len(n)];
+        LineTable::fill(n, &mut table);
+        let lines = LineTable::new(n, &table);
+        let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 64], &lines);
         for prefix in prefixes {
-            nodes += search.run(&prefix.board(n), prefix.rows(), |board| {
+            nodes += search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
                 boards.push(board.points.to_array()[..n as usize].to_vec())
             });
         }
