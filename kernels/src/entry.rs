@@ -6,7 +6,7 @@
 
 use crate::atomic::{WorkQueue, add_warp_total};
 use crate::bits::popc;
-use crate::no3line::{DepthFirst, LineTable, Prefix};
+use crate::no3line::{DepthFirst, LineTable, Prefix, Pruning};
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
 use crate::slab::{SharedSlab, Slab};
@@ -182,7 +182,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
 /// `r` by lane `r`) to `boards[slot·32 ..]`; the host sees an overflow as `found > capacity`.
 /// A non-zero `control[1]` makes the warps take no more prefixes (the host's stop request).
 ///
-/// Lines come from `lines`, a [`LineTable`] for size `n` filled by the host.
+/// Lines come from `lines`, a [`LineTable`] for size `n` filled by the host; `pruning` is
+/// 0, 1 or 2 for [`Pruning::Off`], [`Pruning::FirstRow`], [`Pruning::Canonical`].
 ///
 /// # Safety
 /// Dynamic shared memory of `4·2n·blockDim.x` bytes; `lines` holds `LineTable::len(n)`
@@ -191,6 +192,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     n: u32,
+    pruning: u32,
     lines: *const u32,
     prefixes: *const u64,
     count: u32,
@@ -217,7 +219,12 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     let lines = LineTable::new(n, unsafe {
         core::slice::from_raw_parts(lines, LineTable::len(n))
     });
-    let mut search = DepthFirst::new(n, slab, &lines);
+    let pruning = match pruning {
+        0 => Pruning::Off,
+        1 => Pruning::FirstRow,
+        _ => Pruning::Canonical,
+    };
+    let mut search = DepthFirst::new(n, slab, &lines, pruning);
     loop {
         let index = queue.claim_for_warp();
         // Any lane's view of the stop word decides for the whole warp (a vote keeps it uniform).

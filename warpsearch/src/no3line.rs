@@ -22,7 +22,7 @@ use crate::run::RunControl;
 use cudarc::driver::PushKernelArg;
 use kernels::no3line::search::slab_words;
 use kernels::no3line::{
-    DepthFirst, FirstRows, LineTable, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes,
+    DepthFirst, LineTable, MAX_PREFIX_ROWS, Prefix, Pruning, enumerate_prefixes,
 };
 use kernels::warp::Lanes;
 use rayon::prelude::*;
@@ -234,13 +234,12 @@ const GPU_BLOCK: u32 = 128;
 /// deepest allowed), with the points placed while enumerating them.
 /// The split stops at a third of the rows: the host enumerates prefixes on one core, and
 /// deeper splits would move the search there (n=9 at 6 rows: 238 k prefixes, 0.23 s).
-fn split(n: u32, target: u64) -> (Vec<Prefix>, u64) {
+fn split(n: u32, target: u64, pruning: Pruning) -> (Vec<Prefix>, u64) {
     let deepest = (n - 1).min(MAX_PREFIX_ROWS).min((n / 3).max(1));
-    let first_rows = first_rows();
     let mut rows = 1;
     loop {
         let mut prefixes = Vec::new();
-        let nodes = enumerate_prefixes(n, rows, first_rows, |p| prefixes.push(p));
+        let nodes = enumerate_prefixes(n, rows, pruning, |p| prefixes.push(p));
         if prefixes.len() as u64 >= target || rows >= deepest {
             return (prefixes, nodes);
         }
@@ -248,12 +247,22 @@ fn split(n: u32, target: u64) -> (Vec<Prefix>, u64) {
     }
 }
 
-/// The first rows searched: up to mirror image (the default), or all of them when the
-/// environment sets `WARPSEARCH_NO3LINE_ALL_FIRST_ROWS=1` (to measure what the pruning saves).
-fn first_rows() -> FirstRows {
-    match std::env::var("WARPSEARCH_NO3LINE_ALL_FIRST_ROWS").as_deref() {
-        Ok("1") => FirstRows::All,
-        _ => FirstRows::UpToMirror,
+/// The symmetry pruning: [`Pruning::Canonical`] unless the environment sets
+/// `WARPSEARCH_NO3LINE_PRUNING` to `off` or `first-row` (to measure what each step saves).
+fn pruning() -> Pruning {
+    match std::env::var("WARPSEARCH_NO3LINE_PRUNING").as_deref() {
+        Ok("off") => Pruning::Off,
+        Ok("first-row") => Pruning::FirstRow,
+        _ => Pruning::Canonical,
+    }
+}
+
+/// The kernel's code for `pruning`.
+fn pruning_code(pruning: Pruning) -> u32 {
+    match pruning {
+        Pruning::Off => 0,
+        Pruning::FirstRow => 1,
+        Pruning::Canonical => 2,
     }
 }
 
@@ -319,6 +328,7 @@ fn search_cpu(
     n: u32,
     prefixes: &[Prefix],
     control: &RunControl,
+    pruning: Pruning,
     on_board: &(impl Fn(&[u32]) + Sync),
 ) -> Result<Vec<u64>> {
     let progress = control.progress_bar(prefixes.len() as u64, &format!("no3line {n} (CPU)"));
@@ -332,7 +342,7 @@ fn search_cpu(
                     return None;
                 }
                 let slab = [Lanes::splat(0u32); 2 * MAX_N as usize];
-                let mut search = DepthFirst::new(n, slab, &lines);
+                let mut search = DepthFirst::new(n, slab, &lines, pruning);
                 let nodes = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
                     on_board(&board.points.to_array()[..n as usize]);
                 });
@@ -355,6 +365,7 @@ fn search_gpu(
     n: u32,
     prefixes: &[Prefix],
     control: &RunControl,
+    pruning: Pruning,
 ) -> Result<Searched> {
     let stream = device.stream();
     let function = device.function("warpsearch_no3line")?;
@@ -363,6 +374,7 @@ fn search_gpu(
     let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
     let count = u32::try_from(words.len())
         .map_err(|_| GpuError::Unsupported(format!("{} prefixes", words.len())))?;
+    let pruning = pruning_code(pruning);
     // Room for every board when the count is known (twice over), else for 2²⁰ boards.
     let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
     let device_prefixes = step("copying prefixes to the GPU", stream.clone_htod(&words))?;
@@ -384,6 +396,7 @@ fn search_gpu(
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&n)
+        .arg(&pruning)
         .arg(&device_lines)
         .arg(&device_prefixes)
         .arg(&count)
@@ -439,11 +452,12 @@ pub fn enumerate_on(
 ) -> Result<Counts> {
     validate(n)?;
     let started = Instant::now();
-    let (prefixes, prefix_nodes) = split(n, prefix_target(n, backend)?);
+    let pruning = pruning();
+    let (prefixes, prefix_nodes) = split(n, prefix_target(n, backend)?, pruning);
     let (nodes, classes) = match backend {
         Backend::Cpu(pool) => {
             let tally = Mutex::new(Tally::default());
-            let nodes = search_cpu(pool, n, &prefixes, control, &|rows| {
+            let nodes = search_cpu(pool, n, &prefixes, control, pruning, &|rows| {
                 if let Ok(mut tally) = tally.lock() {
                     tally.record(rows, &found);
                 }
@@ -454,7 +468,7 @@ pub fn enumerate_on(
             (nodes, tally.0)
         }
         Backend::Gpu(device) => {
-            let searched = search_gpu(device, n, &prefixes, control)?;
+            let searched = search_gpu(device, n, &prefixes, control, pruning)?;
             let mut tally = Tally::default();
             for rows in &searched.boards {
                 tally.record(rows, &found);
@@ -507,13 +521,14 @@ pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
     let device = GpuDevice::open()?;
     let pool = cpu_pool(options.threads)?;
     let gpu = Backend::Gpu(std::sync::Arc::new(device));
-    let (prefixes, _) = split(n, prefix_target(n, &gpu)?);
+    let pruning = pruning();
+    let (prefixes, _) = split(n, prefix_target(n, &gpu)?, pruning);
     let Backend::Gpu(device) = &gpu else {
         unreachable!("constructed as a GPU backend above")
     };
-    let on_gpu = search_gpu(device, n, &prefixes, &options.control)?;
+    let on_gpu = search_gpu(device, n, &prefixes, &options.control, pruning)?;
     let on_cpu_boards = Mutex::new(Vec::new());
-    let on_cpu_nodes = search_cpu(&pool, n, &prefixes, &options.control, &|rows| {
+    let on_cpu_nodes = search_cpu(&pool, n, &prefixes, &options.control, pruning, &|rows| {
         if let Ok(mut boards) = on_cpu_boards.lock() {
             boards.push(rows.to_vec());
         }

@@ -9,7 +9,7 @@
 
 pub mod search;
 
-pub use search::{DepthFirst, FirstRows, LevelStack, MAX_PREFIX_ROWS, Prefix, enumerate_prefixes};
+pub use search::{DepthFirst, LevelStack, MAX_PREFIX_ROWS, Prefix, Pruning, enumerate_prefixes};
 
 use crate::bits::{lowest_bit, popc};
 use crate::warp::{Lanes, lane_id};

@@ -58,57 +58,149 @@ impl Prefix {
     }
 }
 
-/// Which first rows a search starts from.
+/// How much of the tree a search may skip because of the 8 symmetries of the square.
+///
+/// The host counts an orbit at its canonical member: the image that is smallest when the rows
+/// are compared in order, each read as a binary number (bit c = column c). The canonical
+/// member `R` is therefore not greater than any image in its first row, and every image's
+/// first row is a border line of `R`: its first or last row, or its first or last column, read
+/// forwards or backwards. Boards that fail such a comparison cannot be canonical, and the
+/// search may drop them with everything below: every orbit is still found, through its
+/// canonical member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FirstRows {
-    /// Every pair `a < b`: every configuration is found.
-    All,
-    /// Pairs with `a + b ≤ n − 1`: the first row is not greater than its mirror image
-    /// (columns reversed), read as a binary number. A configuration that is the smallest of
-    /// its 8 images (rows compared in order, each as a number) is never greater than its
-    /// column mirror, so its first row passes: every orbit is still found through its
-    /// canonical member, in about half the search.
-    UpToMirror,
+pub enum Pruning {
+    /// No symmetry pruning: every configuration is found.
+    Off,
+    /// The first row is not greater than its mirror image: `a + b ≤ n − 1` for its points
+    /// `a < b` (about half the tree).
+    FirstRow,
+    /// `FirstRow`, and the last row (read both ways) and columns 0 and n−1 (read top-down and
+    /// bottom-up) can still reach the first row's value with the cells still open to them
+    /// (checked at every node: four ballots and a little arithmetic).
+    Canonical,
 }
 
-impl FirstRows {
+impl Pruning {
     /// Whether the first row with points at columns `a < b` is searched.
     #[inline(always)]
     pub fn allows(self, n: u32, a: u32, b: u32) -> bool {
         match self {
-            FirstRows::All => true,
-            FirstRows::UpToMirror => a + b < n,
+            Pruning::Off => true,
+            Pruning::FirstRow | Pruning::Canonical => a + b < n,
         }
+    }
+
+    /// Whether `board`, whose rows up to `row` hold their points, may still complete to a
+    /// canonical configuration (always true unless `Canonical`).
+    #[inline(always)]
+    pub fn admits(self, board: &Board, row: u32) -> bool {
+        if self != Pruning::Canonical {
+            return true;
+        }
+        let n = board.n;
+        let first = board.points.broadcast(0) as u64;
+        // Rows below `row` whose cell in a column is still free, per column.
+        let open_rows = |column: u32| {
+            lane_id()
+                .zip_with(board.blocked, |r, blocked| {
+                    r > row && r < n && blocked >> column & 1 == 0
+                })
+                .ballot()
+        };
+        let border = |column: u32| {
+            if board.two & 1 << column != 0 {
+                // Full: the column's values are known.
+                let rows = board.points.map(|p| p >> column & 1 != 0).ballot();
+                return rows as u64 >= first && reverse(rows, n) >= first;
+            }
+            let rows = board.points.map(|p| p >> column & 1 != 0).ballot();
+            let missing = 2 - crate::bits::popc(rows).min(2);
+            let open = open_rows(column);
+            // Read top-down (bit r = row r) the best completion takes the lowest open rows
+            // of the board; read bottom-up (row r ↦ bit n−1−r), the highest.
+            match (
+                largest_bits(open, missing),
+                largest_bits(reverse(open, n) as u32, missing),
+            ) {
+                (Some(top), Some(bottom)) => {
+                    rows as u64 + top >= first && reverse(rows, n) + bottom >= first
+                }
+                _ => false, // Not enough open cells: the column cannot get its points.
+            }
+        };
+        // The last row, read forwards and backwards, at best takes its two largest cells.
+        let last_row_ok = if row + 1 >= n {
+            let last = board.points.broadcast(n - 1);
+            last as u64 >= first && reverse(last, n) >= first
+        } else {
+            let open = board.columns() & !board.blocked.broadcast(n - 1) & !board.two;
+            matches!(largest_bits(open, 2), Some(v) if v >= first)
+                && matches!(largest_bits(reverse(open, n) as u32, 2), Some(v) if v >= first)
+        };
+        last_row_ok && border(0) && border(n - 1)
+    }
+}
+
+/// The low `n` bits of `x` in reverse order.
+#[inline(always)]
+fn reverse(x: u32, n: u32) -> u64 {
+    (crate::bits::bit_reverse(x) >> (32 - n)) as u64
+}
+
+/// The sum of the `k` (0..=2) highest set bits of `x`, or `None` when `x` has fewer.
+#[inline(always)]
+fn largest_bits(x: u32, k: u32) -> Option<u64> {
+    let high = |x: u32| {
+        if x == 0 {
+            0
+        } else {
+            1u32 << (31 - x.leading_zeros())
+        }
+    };
+    let first = high(x);
+    let second = high(x ^ first);
+    match k {
+        0 => Some(0),
+        1 if first != 0 => Some(first as u64),
+        2 if second != 0 => Some(first as u64 + second as u64),
+        _ => None,
     }
 }
 
 /// Calls `emit` with every prefix of `rows` rows (clamped to 1..=min(n − 1,
-/// [`MAX_PREFIX_ROWS`])) that the search would descend into, in the search's order, starting
-/// from the first rows `first_rows` allows, and returns the points placed on the way (the
+/// [`MAX_PREFIX_ROWS`])) that the search would descend into under `pruning`, in the search's
+/// order, and returns the points placed on the way (the
 /// reference search's node count for those rows).
 pub fn enumerate_prefixes(
     n: u32,
     rows: u32,
-    first_rows: FirstRows,
+    pruning: Pruning,
     mut emit: impl FnMut(Prefix),
 ) -> u64 {
     let depth = rows.clamp(1, (n - 1).min(MAX_PREFIX_ROWS));
     let mut nodes = 0;
     for a in 0..n {
-        for b in (a + 1..n).filter(|&b| first_rows.allows(n, a, b)) {
+        for b in (a + 1..n).filter(|&b| pruning.allows(n, a, b)) {
             let mut board = Board::empty(n);
             board.place(0, a);
             board.place(0, b);
             nodes += 2;
-            if board.feasible(1) {
-                nodes += extend_prefix(&board, Prefix::default().push(a, b), depth, &mut emit);
+            if board.feasible(1) && pruning.admits(&board, 0) {
+                let prefix = Prefix::default().push(a, b);
+                nodes += extend_prefix(&board, prefix, depth, pruning, &mut emit);
             }
         }
     }
     nodes
 }
 
-fn extend_prefix(board: &Board, prefix: Prefix, depth: u32, emit: &mut impl FnMut(Prefix)) -> u64 {
+fn extend_prefix(
+    board: &Board,
+    prefix: Prefix,
+    depth: u32,
+    pruning: Pruning,
+    emit: &mut impl FnMut(Prefix),
+) -> u64 {
     let row = prefix.rows();
     if row == depth {
         emit(prefix);
@@ -130,9 +222,9 @@ fn extend_prefix(board: &Board, prefix: Prefix, depth: u32, emit: &mut impl FnMu
             let mut with_b = with_a;
             with_b.place(row, b.trailing_zeros());
             nodes += 1;
-            if with_b.feasible(row + 1) {
+            if with_b.feasible(row + 1) && pruning.admits(&with_b, row) {
                 let next = prefix.push(a.trailing_zeros(), b.trailing_zeros());
-                nodes += extend_prefix(&with_b, next, depth, emit);
+                nodes += extend_prefix(&with_b, next, depth, pruning, emit);
             }
         }
     }
@@ -184,6 +276,8 @@ pub struct DepthFirst<'l, S: LaneSlab, L: Lines> {
     n: u32,
     /// How a point's lines are found.
     lines: &'l L,
+    /// Which boards may be skipped.
+    pruning: Pruning,
     /// Word `2l`: the base board's blocked cells at level `l`; word `2l + 1`: after its first
     /// point.
     blocked: S,
@@ -201,13 +295,15 @@ pub struct DepthFirst<'l, S: LaneSlab, L: Lines> {
 
 impl<'l, S: LaneSlab, L: Lines> DepthFirst<'l, S, L> {
     /// A search of board size `n` (2..=[`MAX_N`]) using `blocked` for
-    /// [`slab_words`]`(n)` words of stack and `lines` for the points' lines.
+    /// [`slab_words`]`(n)` words of stack and `lines` for the points' lines, skipping what
+    /// `pruning` allows.
     #[inline(always)]
-    pub fn new(n: u32, blocked: S, lines: &'l L) -> Self {
+    pub fn new(n: u32, blocked: S, lines: &'l L, pruning: Pruning) -> Self {
         debug_assert!((2..=MAX_N).contains(&n));
         DepthFirst {
             n,
             lines,
+            pruning,
             blocked,
             firsts: LevelStack::new(),
             seconds: LevelStack::new(),
@@ -297,7 +393,7 @@ impl<'l, S: LaneSlab, L: Lines> DepthFirst<'l, S, L> {
             nodes += 1;
             let mut child = self.with_first(level, &path);
             child.place_with(self.lines, level, b.trailing_zeros());
-            if child.feasible(level + 1) {
+            if child.feasible(level + 1) && self.pruning.admits(&child, level) {
                 if level + 1 == self.n {
                     visit(&child);
                 } else {
@@ -334,11 +430,11 @@ mod tests {
     fn iterative(n: u32, rows: u32) -> (Vec<Vec<u32>>, u64) {
         let mut boards = Vec::new();
         let mut prefixes = Vec::new();
-        let mut nodes = enumerate_prefixes(n, rows, FirstRows::All, |p| prefixes.push(p));
+        let mut nodes = enumerate_prefixes(n, rows, Pruning::Off, |p| prefixes.push(p));
         let mut table = std::vec![0u32; LineTable::len(n)];
         LineTable::fill(n, &mut table);
         let lines = LineTable::new(n, &table);
-        let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 64], &lines);
+        let mut search = DepthFirst::new(n, [Lanes::splat(0u32); 64], &lines, Pruning::Off);
         for prefix in prefixes {
             nodes += search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
                 boards.push(board.points.to_array()[..n as usize].to_vec())
