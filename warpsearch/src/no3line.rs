@@ -450,10 +450,59 @@ pub fn enumerate_on(
     control: &RunControl,
     found: impl Fn(&[u32]) + Sync,
 ) -> Result<Counts> {
+    enumerate_part(n, backend, control, Part::WHOLE, found)
+}
+
+/// A share of a search, for runs too long for one sitting: part `index` (1-based) of `of`
+/// takes every `of`-th subtree. The parts' classes and nodes add up to the whole search's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Part {
+    /// Which part, 1..=`of`.
+    pub index: u32,
+    /// How many parts.
+    pub of: u32,
+}
+
+impl Part {
+    /// The whole search.
+    pub const WHOLE: Part = Part { index: 1, of: 1 };
+
+    /// Parses `K/M` with 1 ≤ K ≤ M.
+    pub fn parse(text: &str) -> Result<Part> {
+        let bad =
+            || Error::InvalidArgument(format!("--part wants K/M with 1 ≤ K ≤ M; got {text:?}"));
+        let (k, m) = text.split_once('/').ok_or_else(bad)?;
+        let (index, of) = (
+            k.trim().parse().map_err(|_| bad())?,
+            m.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > of {
+            return Err(bad());
+        }
+        Ok(Part { index, of })
+    }
+}
+
+/// [`enumerate_on`] restricted to one [`Part`]; `known_match` is `None` for a proper part.
+pub fn enumerate_part(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    part: Part,
+    found: impl Fn(&[u32]) + Sync,
+) -> Result<Counts> {
     validate(n)?;
     let started = Instant::now();
     let pruning = pruning();
-    let (prefixes, prefix_nodes) = split(n, prefix_target(n, backend)?, pruning);
+    let (all, mut prefix_nodes) = split(n, prefix_target(n, backend)?, pruning);
+    let prefixes: Vec<Prefix> = all
+        .into_iter()
+        .skip(part.index as usize - 1)
+        .step_by(part.of as usize)
+        .collect();
+    if part.index != 1 {
+        prefix_nodes = 0; // counted once, by part 1
+    }
     let (nodes, classes) = match backend {
         Backend::Cpu(pool) => {
             let tally = Mutex::new(Tally::default());
@@ -484,7 +533,9 @@ pub fn enumerate_on(
         backend: backend.kind(),
         seconds: started.elapsed().as_secs_f64(),
         nodes: prefix_nodes + nodes.iter().sum::<u64>(),
-        known_match: known(n).map(|k| k == classes),
+        known_match: (part == Part::WHOLE)
+            .then(|| known(n).map(|k| k == classes))
+            .flatten(),
     })
 }
 
@@ -678,6 +729,37 @@ mod tests {
                 counts.classes
             );
         }
+    }
+
+    #[test]
+    fn parts_add_up_to_the_whole() {
+        let backend = Backend::Cpu(cpu_pool(Some(2)).unwrap());
+        let control = RunControl::quiet();
+        let whole = enumerate_on(9, &backend, &control, |_| {}).unwrap();
+        let mut classes = Classes::default();
+        let mut nodes = 0;
+        for index in 1..=3 {
+            let part =
+                enumerate_part(9, &backend, &control, Part { index, of: 3 }, |_| {}).unwrap();
+            assert_eq!(part.known_match, None);
+            let c = part.classes;
+            for (sum, x) in [
+                (&mut classes.iden, c.iden),
+                (&mut classes.dia1, c.dia1),
+                (&mut classes.ort1, c.ort1),
+                (&mut classes.rot2, c.rot2),
+                (&mut classes.dia2, c.dia2),
+                (&mut classes.rot4, c.rot4),
+                (&mut classes.ort2, c.ort2),
+                (&mut classes.full, c.full),
+            ] {
+                *sum += x;
+            }
+            nodes += part.nodes;
+        }
+        assert_eq!((classes, nodes), (whole.classes, whole.nodes));
+        assert!(Part::parse("0/3").is_err() && Part::parse("4/3").is_err());
+        assert_eq!(Part::parse("2/3").unwrap(), Part { index: 2, of: 3 });
     }
 
     #[test]
