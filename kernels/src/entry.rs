@@ -6,10 +6,13 @@
 
 use crate::atomic::{WorkQueue, add_warp_total};
 use crate::bits::popc;
+use crate::no3line::cells::Cells;
+use crate::no3line::pairs::PairLines;
+use crate::no3line::propagate::{Propagating, Techniques, WORDS_PER_BOARD};
 use crate::no3line::{DepthFirst, LineTable, Prefix, Pruning};
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
-use crate::slab::{SharedSlab, Slab};
+use crate::slab::{GlobalSlab, SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -244,6 +247,102 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
         if lane == 0 {
             // SAFETY: `index < count`, the length of `nodes`.
             unsafe { *nodes.add(index as usize) = placed };
+        }
+    }
+}
+
+/// Enumerates no-three-in-line boards of size `n` with the propagating search
+/// ([`Propagating`]): one warp per start board at a time.
+///
+/// Start board `i` is the three warp-wide words (points, empty, done) at
+/// `starts[(3·i + k)·32 ..]`. Each warp takes the next start from `control[0]` (one atomic per
+/// warp), searches below it with its pending boards on a stack of `stack_boards` boards in
+/// its own region of `stacks` (`3·32·stack_boards` words a warp, warp `w` at
+/// `w·3·32·stack_boards`), and writes the boards it expanded to `nodes[i]`. Complete
+/// (canonical, when `techniques` asks for symmetry) boards are stored as for
+/// `warpsearch_no3line`. A full stack sets `overflow` and abandons that start (the host
+/// reports it); a non-zero `control[1]` makes the warps take no more starts.
+///
+/// # Safety
+/// `lines` holds `PairLines::len(n)` words; `starts` `3·32·count` and `nodes` `count` words;
+/// `boards` `32·capacity`; `stacks` a region for every warp of the grid; `control` (two
+/// words), `found` and `overflow` zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
+    n: u32,
+    techniques: u32,
+    lines: *const u32,
+    starts: *const u32,
+    count: u32,
+    control: *const AtomicU32,
+    nodes: *mut u64,
+    found: *const AtomicU32,
+    capacity: u32,
+    boards: *mut u32,
+    stacks: *mut u32,
+    stack_boards: u32,
+    overflow: *const AtomicU32,
+) {
+    let lane = crate::warp::lane_id().mine();
+    let warp = global_thread() / 32;
+    let region = (warp as usize) * (WORDS_PER_BOARD * 32 * stack_boards) as usize;
+    // SAFETY: the host gives every warp of the grid its own region of this size.
+    let stack = unsafe { GlobalSlab::for_this_warp(stacks.add(region)) };
+    // SAFETY: `control`, `found` and `overflow` point to zeroed device counters.
+    let (queue, stop, slots, overflow) = unsafe {
+        (
+            WorkQueue::new(&*control),
+            &*control.add(1),
+            WorkQueue::new(&*found),
+            &*overflow,
+        )
+    };
+    // SAFETY: `lines` holds `PairLines::len(n)` words, written before the launch and read-only
+    // during it.
+    let lines = PairLines::new(n, unsafe {
+        core::slice::from_raw_parts(lines, PairLines::len(n))
+    });
+    let mut search = Propagating::new(
+        n,
+        Techniques::from_bits(techniques),
+        &lines,
+        stack,
+        stack_boards,
+    );
+    loop {
+        let index = queue.claim_for_warp();
+        let stopping = Lanes::this_lane(stop.load(Ordering::Relaxed) != 0).any();
+        if index >= count || stopping {
+            break;
+        }
+        // SAFETY: `index < count`: the three words are inside `starts`.
+        let word = |k: u32| unsafe {
+            Lanes::this_lane(*starts.add(((WORDS_PER_BOARD * index + k) * 32 + lane) as usize))
+        };
+        let start = Cells {
+            points: word(0),
+            empty: word(1),
+            done: word(2),
+        };
+        let expanded = search.run(&start, |board| {
+            let slot = slots.claim_for_warp();
+            if slot < capacity {
+                // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
+                unsafe { *boards.add(slot as usize * 32 + lane as usize) = board.points.mine() };
+            }
+        });
+        let expanded = match expanded {
+            Ok(expanded) => expanded,
+            Err(_) => {
+                if lane == 0 {
+                    overflow.fetch_add(1, Ordering::Relaxed);
+                }
+                0
+            }
+        };
+        if lane == 0 {
+            // SAFETY: `index < count`, the length of `nodes`.
+            unsafe { *nodes.add(index as usize) = expanded };
         }
     }
 }

@@ -49,6 +49,20 @@ impl<const N: usize> LaneSlab for [crate::warp::Lanes<u32>; N] {
     }
 }
 
+/// CPU twin of a stack too large for an array on the thread's stack: a borrowed slice of
+/// whole warps' words (the caller sizes it; an index past the end panics).
+#[cfg(not(target_arch = "nvptx64"))]
+impl LaneSlab for &mut [crate::warp::Lanes<u32>] {
+    #[inline(always)]
+    fn get(&self, index: u32) -> crate::warp::Lanes<u32> {
+        self[index as usize]
+    }
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: crate::warp::Lanes<u32>) {
+        self[index as usize] = value;
+    }
+}
+
 /// GPU form: every lane keeps its own value of word `i` in its own shared-memory column, so a
 /// warp-wide word costs one conflict-free `LDS`/`STS`.
 #[cfg(target_arch = "nvptx64")]
@@ -142,5 +156,50 @@ impl Slab for SharedSlab {
                 options(nostack)
             );
         }
+    }
+}
+
+/// A warp's private region of global memory as a [`LaneSlab`] (GPU only): word `i` of lane `l`
+/// at `base[i·32 + l]`, so a warp-wide word is one coalesced 128-byte access. For stacks too
+/// deep for shared memory, such as the propagating no-three-in-line search's pending boards.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub struct GlobalSlab {
+    /// This lane's word 0.
+    base: *mut u32,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl GlobalSlab {
+    /// The calling warp's slab starting at `region` (32 words a slab word; each lane
+    /// offsets by its lane index).
+    ///
+    /// # Safety
+    /// `region` must point to `32 · words` `u32`s of device memory that only this warp uses
+    /// during the kernel, and only indices below `words` may be passed to `get`/`set`.
+    #[inline(always)]
+    pub unsafe fn for_this_warp(region: *mut u32) -> Self {
+        let lane = crate::warp::lane_id().mine() as usize;
+        // SAFETY: `lane < 32` stays inside the region by the contract above.
+        GlobalSlab {
+            base: unsafe { region.add(lane) },
+        }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl LaneSlab for GlobalSlab {
+    /// `ld.global.u32` (SASS `LDG`), coalesced across the warp.
+    #[inline(always)]
+    fn get(&self, index: u32) -> crate::warp::Lanes<u32> {
+        // SAFETY: in bounds by `for_this_warp`'s contract; the region is this warp's alone.
+        crate::warp::Lanes::this_lane(unsafe { *self.base.add(index as usize * 32) })
+    }
+
+    /// `st.global.u32` (SASS `STG`), coalesced across the warp.
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: crate::warp::Lanes<u32>) {
+        // SAFETY: in bounds by `for_this_warp`'s contract; the region is this warp's alone.
+        unsafe { *self.base.add(index as usize * 32) = value.mine() };
     }
 }

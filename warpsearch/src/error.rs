@@ -21,6 +21,10 @@ pub enum Error {
     /// A result failed its own verification: a bug, reported rather than returned.
     #[error("internal check failed: {0}")]
     Verification(String),
+    /// A search needed more of a fixed resource (a stack, a buffer) than it was given; the
+    /// result would be incomplete, so none is reported.
+    #[error("search limit reached: {0}")]
+    SearchLimit(String),
     /// Reading or writing a file.
     #[error("{path}: {source}")]
     Io {

@@ -20,6 +20,9 @@ use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use cudarc::driver::PushKernelArg;
+use kernels::no3line::cells::Cells;
+use kernels::no3line::pairs::PairLines;
+use kernels::no3line::propagate::{Propagating, Techniques, WORDS_PER_BOARD, expand};
 use kernels::no3line::search::slab_words;
 use kernels::no3line::{
     DepthFirst, LineTable, MAX_PREFIX_ROWS, Prefix, Pruning, enumerate_prefixes,
@@ -248,6 +251,126 @@ fn split(n: u32, target: u64, pruning: Pruning) -> (Vec<Prefix>, u64) {
     }
 }
 
+/// The two searches. `Propagate` (the default) is the full method of the issue: propagation
+/// to a fixpoint, vulnerable-cell branching, symmetry pruning from the root. `Rows` fills the
+/// board row by row and only blocks cells below (the first GPU search, kept for comparison);
+/// `WARPSEARCH_NO3LINE_ENGINE=rows` selects it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Rows(Pruning),
+    Propagate(Techniques),
+}
+
+/// The engine and its switches from the environment: `WARPSEARCH_NO3LINE_ENGINE=rows`,
+/// `WARPSEARCH_NO3LINE_PRUNING=off|first-row`, `WARPSEARCH_NO3LINE_BRANCHING=rows` (no
+/// vulnerable cells), for the technique table.
+fn engine() -> Engine {
+    if std::env::var("WARPSEARCH_NO3LINE_ENGINE").as_deref() == Ok("rows") {
+        return Engine::Rows(pruning());
+    }
+    Engine::Propagate(Techniques {
+        symmetry: pruning() != Pruning::Off,
+        vulnerable_cells: std::env::var("WARPSEARCH_NO3LINE_BRANCHING").as_deref() != Ok("rows"),
+    })
+}
+
+/// Independent subtrees of one search.
+enum Subtrees {
+    /// The row search's prefixes (first rows placed).
+    Prefixes(Vec<Prefix>, Pruning),
+    /// The propagating search's boards (a frontier of its tree).
+    Boards(Vec<Cells>, Techniques),
+}
+
+impl Subtrees {
+    fn len(&self) -> usize {
+        match self {
+            Subtrees::Prefixes(p, _) => p.len(),
+            Subtrees::Boards(b, _) => b.len(),
+        }
+    }
+
+    /// Every `part.of`-th subtree, from the `part.index`-th.
+    fn part(self, part: Part) -> Subtrees {
+        fn pick<T>(all: Vec<T>, part: Part) -> Vec<T> {
+            all.into_iter()
+                .skip(part.index as usize - 1)
+                .step_by(part.of as usize)
+                .collect()
+        }
+        match self {
+            Subtrees::Prefixes(p, pruning) => Subtrees::Prefixes(pick(p, part), pruning),
+            Subtrees::Boards(b, techniques) => Subtrees::Boards(pick(b, part), techniques),
+        }
+    }
+}
+
+/// A search split into subtrees on the host.
+struct Split {
+    subtrees: Subtrees,
+    /// Nodes the host searched to find them.
+    nodes: u64,
+    /// Configurations the host met on the way (the propagating search's frontier can hold
+    /// complete boards).
+    complete: Vec<Configuration>,
+}
+
+/// Splits the search of `engine` into at least `target` subtrees where it can.
+fn split_search(n: u32, target: u64, engine: Engine) -> Split {
+    match engine {
+        Engine::Rows(pruning) => {
+            let (prefixes, nodes) = split(n, target, pruning);
+            Split {
+                subtrees: Subtrees::Prefixes(prefixes, pruning),
+                nodes,
+                complete: Vec::new(),
+            }
+        }
+        Engine::Propagate(techniques) => {
+            let table = pair_table(n);
+            let lines = PairLines::new(n, &table);
+            let (mut frontier, mut nodes, mut complete) = (vec![Cells::new(n)], 0, Vec::new());
+            // Breadth-first, a level at a time, at most `MAX_SPLIT_LEVELS` levels.
+            for _ in 0..MAX_SPLIT_LEVELS {
+                if frontier.is_empty() || frontier.len() as u64 >= target {
+                    break;
+                }
+                let mut next = Vec::new();
+                for cells in frontier {
+                    nodes += 1;
+                    expand(
+                        n,
+                        &lines,
+                        techniques,
+                        cells,
+                        |done| complete.push(done.points.to_array()[..n as usize].to_vec()),
+                        |child| next.push(*child),
+                    );
+                }
+                frontier = next;
+            }
+            Split {
+                subtrees: Subtrees::Boards(frontier, techniques),
+                nodes,
+                complete,
+            }
+        }
+    }
+}
+
+/// Most levels the host expands when splitting the propagating search.
+const MAX_SPLIT_LEVELS: u32 = 24;
+/// Pending boards a GPU warp's stack holds (384 bytes each, in global memory); more is an
+/// error, reported, never a silent undercount.
+const GPU_STACK_BOARDS: u32 = 1024;
+
+/// The whole-line masks of size `n` for every pair of cells (4 MiB at n = 16).
+fn pair_table(n: u32) -> Vec<u32> {
+    let mut words = vec![0u32; PairLines::len(n)];
+    PairLines::fill(n, &mut words);
+    words
+}
+
 /// The symmetry pruning: [`Pruning::Canonical`] unless the environment sets
 /// `WARPSEARCH_NO3LINE_PRUNING` to `off` or `first-row` (to measure what each step saves).
 fn pruning() -> Pruning {
@@ -321,104 +444,213 @@ fn line_table(n: u32) -> Vec<u32> {
     words
 }
 
-/// Searches below every prefix on the CPU, one prefix per rayon task, calls `on_board` with
-/// every complete board found (from several threads), and returns the points placed below
-/// each prefix.
+/// Pending boards a CPU thread's stack holds (the CPU has room to spare).
+const CPU_STACK_BOARDS: u32 = 8192;
+
+/// Searches every subtree on the CPU, one subtree per rayon task, calls `on_board` with every
+/// complete board found (from several threads), and returns the nodes searched in each.
 fn search_cpu(
     pool: &rayon::ThreadPool,
     n: u32,
-    prefixes: &[Prefix],
+    subtrees: &Subtrees,
     control: &RunControl,
-    pruning: Pruning,
     on_board: &(impl Fn(&[u32]) + Sync),
 ) -> Result<Vec<u64>> {
-    let progress = control.progress_bar(prefixes.len() as u64, &format!("no3line {n} (CPU)"));
-    let table = line_table(n);
-    let lines = LineTable::new(n, &table);
-    let nodes: Vec<Option<u64>> = pool.install(|| {
-        prefixes
-            .par_iter()
-            .map(|&prefix| {
-                if control.cancelled() {
-                    return None;
-                }
-                let slab = [Lanes::splat(0u32); 2 * MAX_N as usize];
-                let mut search = DepthFirst::new(n, slab, &lines, pruning);
-                let nodes = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
-                    on_board(&board.points.to_array()[..n as usize]);
-                });
-                progress.advance(1);
-                Some(nodes)
+    let progress = control.progress_bar(subtrees.len() as u64, &format!("no3line {n} (CPU)"));
+    let report = |rows: &[u32]| on_board(&rows[..n as usize]);
+    let nodes: Vec<Result<u64>> = match subtrees {
+        Subtrees::Prefixes(prefixes, pruning) => {
+            let table = line_table(n);
+            let lines = LineTable::new(n, &table);
+            pool.install(|| {
+                prefixes
+                    .par_iter()
+                    .map(|&prefix| {
+                        if control.cancelled() {
+                            return Err(Error::Interrupted);
+                        }
+                        let slab = [Lanes::splat(0u32); 2 * MAX_N as usize];
+                        let mut search = DepthFirst::new(n, slab, &lines, *pruning);
+                        let nodes = search.run(&prefix.board(n, &lines), prefix.rows(), |b| {
+                            report(&b.points.to_array())
+                        });
+                        progress.advance(1);
+                        Ok(nodes)
+                    })
+                    .collect()
             })
-            .collect()
-    });
+        }
+        Subtrees::Boards(boards, techniques) => {
+            let table = pair_table(n);
+            let lines = PairLines::new(n, &table);
+            let words = (WORDS_PER_BOARD * CPU_STACK_BOARDS) as usize;
+            pool.install(|| {
+                boards
+                    .par_iter()
+                    .map_init(
+                        || vec![Lanes::splat(0u32); words],
+                        |stack, start| {
+                            if control.cancelled() {
+                                return Err(Error::Interrupted);
+                            }
+                            let mut search = Propagating::new(
+                                n,
+                                *techniques,
+                                &lines,
+                                stack.as_mut_slice(),
+                                CPU_STACK_BOARDS,
+                            );
+                            let nodes = search
+                                .run(start, |b| report(&b.points.to_array()))
+                                .map_err(|_| stack_full(CPU_STACK_BOARDS))?;
+                            progress.advance(1);
+                            Ok(nodes)
+                        },
+                    )
+                    .collect()
+            })
+        }
+    };
     progress.finish();
-    nodes
-        .into_iter()
-        .map(|n| n.ok_or(Error::Interrupted))
-        .collect()
+    nodes.into_iter().collect()
 }
 
-/// Searches below every prefix on the GPU, one warp per prefix at a time (kernel
-/// `warpsearch_no3line`), and reads back the node counts and the boards.
+fn stack_full(boards: u32) -> Error {
+    Error::SearchLimit(format!(
+        "a subtree needed more than {boards} pending boards on its stack"
+    ))
+}
+
+/// The GPU kernel that searches `subtrees`, with its dynamic shared memory per block.
+fn kernel_for(subtrees: &Subtrees, n: u32) -> (&'static str, usize) {
+    match subtrees {
+        Subtrees::Prefixes(..) => (
+            "warpsearch_no3line",
+            4 * slab_words(n) as usize * GPU_BLOCK as usize,
+        ),
+        Subtrees::Boards(..) => ("warpsearch_no3line_propagate", 0),
+    }
+}
+
+/// Searches every subtree on the GPU, one warp per subtree at a time (kernel
+/// `warpsearch_no3line` for prefixes, `warpsearch_no3line_propagate` for boards), and reads
+/// back the node counts and the boards.
 fn search_gpu(
     device: &GpuDevice,
     n: u32,
-    prefixes: &[Prefix],
+    subtrees: &Subtrees,
     control: &RunControl,
-    pruning: Pruning,
 ) -> Result<Searched> {
     let stream = device.stream();
-    let function = device.function("warpsearch_no3line")?;
-    let shared = 4 * slab_words(n) as usize * GPU_BLOCK as usize;
+    let (name, shared) = kernel_for(subtrees, n);
+    let function = device.function(name)?;
     let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
-    let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
-    let count = u32::try_from(words.len())
-        .map_err(|_| GpuError::Unsupported(format!("{} prefixes", words.len())))?;
-    let pruning = pruning_code(pruning);
+    let count = u32::try_from(subtrees.len())
+        .map_err(|_| GpuError::Unsupported(format!("{} subtrees", subtrees.len())))?;
     // Room for every board when the count is known (twice over), else for 2²⁰ boards.
     let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
-    let device_prefixes = step("copying prefixes to the GPU", stream.clone_htod(&words))?;
     let device_lines = step(
         "copying line masks to the GPU",
-        stream.clone_htod(&line_table(n)),
+        stream.clone_htod(&match subtrees {
+            Subtrees::Prefixes(..) => line_table(n),
+            Subtrees::Boards(..) => pair_table(n),
+        }),
     )?;
-    let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
+    let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let nodes = step(
         "allocating counters",
-        stream.alloc_zeros::<u64>(words.len()),
+        stream.alloc_zeros::<u64>(count as usize),
     )?;
     let found = step("allocating counters", stream.alloc_zeros::<u32>(1))?;
+    let overflow = step("allocating counters", stream.alloc_zeros::<u32>(1))?;
     let boards = step(
         "allocating the board buffer",
         stream.alloc_zeros::<u32>(32 * capacity as usize),
     )?;
-    let progress = control.progress_bar(words.len() as u64, &format!("no3line {n} (GPU)"));
-    let mut launch = stream.launch_builder(&function);
-    launch
-        .arg(&n)
-        .arg(&pruning)
-        .arg(&device_lines)
-        .arg(&device_prefixes)
-        .arg(&count)
-        .arg(&words_control)
-        .arg(&nodes)
-        .arg(&found)
-        .arg(&capacity)
-        .arg(&boards);
-    // SAFETY: arguments match `warpsearch_no3line`: the line table of size n, `count` prefixes
-    // and node slots, zeroed
-    // control words and board counter, `32·capacity` board words, 8·n bytes of shared memory
-    // per thread, whole-warp blocks.
-    step("launching the no-three-in-line kernel", unsafe {
-        launch.launch(launch_config(blocks, GPU_BLOCK, shared))
-    })?;
-    let watched = device.watch(&words_control, words.len() as u64, &progress, control);
+    let progress = control.progress_bar(count as u64, &format!("no3line {n} (GPU)"));
+    // Buffers the kernel reads stay alive (here) until it has finished.
+    let mut prefix_words = None;
+    let mut start_words = None;
+    let mut stack_words = None;
+    let launched = match subtrees {
+        Subtrees::Prefixes(prefixes, pruning) => {
+            let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
+            let device_prefixes =
+                prefix_words.insert(step("copying prefixes to the GPU", stream.clone_htod(&words))?);
+            let pruning = pruning_code(*pruning);
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&n)
+                .arg(&pruning)
+                .arg(&device_lines)
+                .arg(&*device_prefixes)
+                .arg(&count)
+                .arg(&control_words)
+                .arg(&nodes)
+                .arg(&found)
+                .arg(&capacity)
+                .arg(&boards);
+            // SAFETY: arguments match `warpsearch_no3line`: the line table of size n, `count`
+            // prefixes and node slots, zeroed control words and board counter, `32·capacity`
+            // board words, 8·n bytes of shared memory per thread, whole-warp blocks.
+            let launched = step("launching the no-three-in-line kernel", unsafe {
+                launch.launch(launch_config(blocks, GPU_BLOCK, shared))
+            });
+            launched
+        }
+        Subtrees::Boards(starts, techniques) => {
+            let words: Vec<u32> = starts
+                .iter()
+                .flat_map(|c| [c.points, c.empty, c.done])
+                .flat_map(|w| w.to_array())
+                .collect();
+            let device_starts = start_words.insert(step(
+                "copying start boards to the GPU",
+                stream.clone_htod(&words),
+            )?);
+            let warps = blocks as usize * GPU_BLOCK as usize / 32;
+            let stacks = stack_words.insert(step(
+                "allocating the search stacks",
+                stream.alloc_zeros::<u32>(
+                    warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize,
+                ),
+            )?);
+            let bits = techniques.bits();
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&n)
+                .arg(&bits)
+                .arg(&device_lines)
+                .arg(&*device_starts)
+                .arg(&count)
+                .arg(&control_words)
+                .arg(&nodes)
+                .arg(&found)
+                .arg(&capacity)
+                .arg(&boards)
+                .arg(&*stacks)
+                .arg(&GPU_STACK_BOARDS)
+                .arg(&overflow);
+            // SAFETY: arguments match `warpsearch_no3line_propagate`: the pair table of size n,
+            // `3·32·count` start words and `count` node slots, zeroed counters, `32·capacity`
+            // board words, a stack region of `3·32·GPU_STACK_BOARDS` words for every warp of
+            // the grid, whole-warp blocks, no shared memory.
+            let launched = step("launching the no-three-in-line kernel", unsafe {
+                launch.launch(launch_config(blocks, GPU_BLOCK, 0))
+            });
+            launched
+        }
+    };
+    launched?;
+    let watched = device.watch(&control_words, count as u64, &progress, control);
     progress.finish();
     watched?;
+    if step("reading the overflow flag", stream.clone_dtoh(&overflow))?[0] != 0 {
+        return Err(stack_full(GPU_STACK_BOARDS));
+    }
     let stored = step("reading the board count", stream.clone_dtoh(&found))?[0];
     if stored > capacity {
-        return Err(Error::Verification(format!(
+        return Err(Error::SearchLimit(format!(
             "the GPU found {stored} boards, more than the {capacity} expected at most"
         )));
     }
@@ -494,38 +726,35 @@ pub fn enumerate_part(
 ) -> Result<Counts> {
     validate(n)?;
     let started = Instant::now();
-    let pruning = pruning();
-    let (all, mut prefix_nodes) = split(n, prefix_target(n, backend)?, pruning);
-    let prefixes: Vec<Prefix> = all
-        .into_iter()
-        .skip(part.index as usize - 1)
-        .step_by(part.of as usize)
-        .collect();
-    if part.index != 1 {
-        prefix_nodes = 0; // counted once, by part 1
-    }
-    let (nodes, classes) = match backend {
-        Backend::Cpu(pool) => {
-            let tally = Mutex::new(Tally::default());
-            let nodes = search_cpu(pool, n, &prefixes, control, pruning, &|rows| {
-                if let Ok(mut tally) = tally.lock() {
-                    tally.record(rows, &found);
-                }
-            })?;
-            let tally = tally
-                .into_inner()
-                .map_err(|_| Error::Verification("a search thread panicked".into()))?;
-            (nodes, tally.0)
-        }
-        Backend::Gpu(device) => {
-            let searched = search_gpu(device, n, &prefixes, control, pruning)?;
-            let mut tally = Tally::default();
-            for rows in &searched.boards {
-                tally.record(rows, &found);
-            }
-            (searched.nodes, tally.0)
+    let engine = engine();
+    let whole = split_search(n, subtree_target(n, backend, engine)?, engine);
+    let subtrees = whole.subtrees.part(part);
+    // The host's own nodes and finds are counted once, by part 1.
+    let (split_nodes, split_complete) = if part.index == 1 {
+        (whole.nodes, whole.complete)
+    } else {
+        (0, Vec::new())
+    };
+    let tally = Mutex::new(Tally::default());
+    let record = |rows: &[u32]| {
+        if let Ok(mut tally) = tally.lock() {
+            tally.record(rows, &found);
         }
     };
+    split_complete.iter().for_each(|rows| record(rows));
+    let nodes = match backend {
+        Backend::Cpu(pool) => search_cpu(pool, n, &subtrees, control, &record)?,
+        Backend::Gpu(device) => {
+            let searched = search_gpu(device, n, &subtrees, control)?;
+            searched.boards.iter().for_each(|rows| record(rows));
+            searched.nodes
+        }
+    };
+    let classes = tally
+        .into_inner()
+        .map_err(|_| Error::Verification("a search thread panicked".into()))?
+        .0;
+    let prefix_nodes = split_nodes;
     Ok(Counts {
         n,
         total: classes.total(),
@@ -540,12 +769,17 @@ pub fn enumerate_part(
     })
 }
 
-fn prefix_target(n: u32, backend: &Backend) -> Result<u64> {
+/// How many subtrees to split into: enough for every CPU thread or GPU warp to take several.
+fn subtree_target(n: u32, backend: &Backend, engine: Engine) -> Result<u64> {
     Ok(match backend {
         Backend::Cpu(pool) => CPU_PREFIXES_PER_THREAD * pool.current_num_threads() as u64,
         Backend::Gpu(device) => {
-            let function = device.function("warpsearch_no3line")?;
-            let shared = 4 * slab_words(n) as usize * GPU_BLOCK as usize;
+            let probe = match engine {
+                Engine::Rows(pruning) => Subtrees::Prefixes(Vec::new(), pruning),
+                Engine::Propagate(techniques) => Subtrees::Boards(Vec::new(), techniques),
+            };
+            let (name, shared) = kernel_for(&probe, n);
+            let function = device.function(name)?;
             let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)?;
             GPU_PREFIXES_PER_WARP * (blocks * GPU_BLOCK / 32 * device.multiprocessors) as u64
         }
@@ -573,25 +807,23 @@ pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
     let device = GpuDevice::open()?;
     let pool = cpu_pool(options.threads)?;
     let gpu = Backend::Gpu(std::sync::Arc::new(device));
-    let pruning = pruning();
-    let (prefixes, _) = split(n, prefix_target(n, &gpu)?, pruning);
+    let engine = engine();
+    let split = split_search(n, subtree_target(n, &gpu, engine)?, engine);
+    let subtrees = split.subtrees;
     let Backend::Gpu(device) = &gpu else {
         unreachable!("constructed as a GPU backend above")
     };
-    let on_gpu = search_gpu(device, n, &prefixes, &options.control, pruning)?;
+    let on_gpu = search_gpu(device, n, &subtrees, &options.control)?;
     let on_cpu_boards = Mutex::new(Vec::new());
-    let on_cpu_nodes = search_cpu(&pool, n, &prefixes, &options.control, pruning, &|rows| {
+    let on_cpu_nodes = search_cpu(&pool, n, &subtrees, &options.control, &|rows| {
         if let Ok(mut boards) = on_cpu_boards.lock() {
             boards.push(rows.to_vec());
         }
     })?;
-    if let Some(i) = (0..prefixes.len()).find(|&i| on_cpu_nodes[i] != on_gpu.nodes[i]) {
-        let (a, b) = prefixes[i].columns(0);
+    if let Some(i) = (0..subtrees.len()).find(|&i| on_cpu_nodes[i] != on_gpu.nodes[i]) {
         return Err(Error::Verification(format!(
-            "subtree {i} (first row {a},{b}, {} rows placed): {} points placed on the CPU, {} on the GPU",
-            prefixes[i].rows(),
-            on_cpu_nodes[i],
-            on_gpu.nodes[i]
+            "subtree {i}: {} nodes on the CPU, {} on the GPU",
+            on_cpu_nodes[i], on_gpu.nodes[i]
         )));
     }
     let mut cpu_boards = on_cpu_boards
@@ -609,7 +841,7 @@ pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
     }
     Ok(CrossCheck {
         n,
-        subtrees: prefixes.len(),
+        subtrees: subtrees.len(),
         nodes: on_cpu_nodes.iter().sum(),
         boards: cpu_boards.len(),
     })

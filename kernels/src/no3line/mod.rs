@@ -7,7 +7,11 @@
 //! with every earlier point; rows and columns that can no longer reach two points prune the
 //! branch, found with per-lane popcounts and the warp's saturating column counts.
 
+pub mod cells;
+pub mod pairs;
+pub mod propagate;
 pub mod search;
+pub mod symmetry;
 
 pub use search::{DepthFirst, LevelStack, MAX_PREFIX_ROWS, Prefix, Pruning, enumerate_prefixes};
 

@@ -14,6 +14,7 @@
 mod lanes;
 mod reduce;
 mod shuffle;
+mod transpose;
 mod vote;
 
 pub use lanes::{Lanes, lane_id};

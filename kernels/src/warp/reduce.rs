@@ -45,6 +45,16 @@ impl Lanes<u32> {
     /// `bit1 = x.bit1 | y.bit1 | (x.bit0 & y.bit0)` and
     /// `bit0 = maj3(x.bit1, y.bit0, y.bit1) | (x.bit0 ^ y.bit0)`, where `maj3` is one `LOP3`.
     /// Ten shuffles in all, whatever the board.
+    /// The smallest value of the warp, in every lane.
+    ///
+    /// GPU: five rounds of `shfl.sync.bfly` + `min.u32` (SASS `SHFL.BFLY`, `VIMNMX`).
+    #[inline(always)]
+    pub fn min_all(self) -> u32 {
+        let mut x = self;
+        butterfly(|s| x = x.zip_with(x.shuffle_xor(s), u32::min));
+        x.uniform()
+    }
+
     #[inline(always)]
     pub fn column_counts(self) -> ColumnCounts {
         let mut bit0 = self;
@@ -149,6 +159,7 @@ mod tests {
             let lanes = Lanes::from_array(values);
             prop_assert_eq!(lanes.sum(), values.iter().fold(0u32, |a, &b| a.wrapping_add(b)));
             prop_assert_eq!(lanes.or_all(), values.iter().fold(0, |a, &b| a | b));
+            prop_assert_eq!(lanes.min_all(), values.iter().copied().min().unwrap_or(0));
         }
 
         #[test]

@@ -1,0 +1,259 @@
+//! The propagating depth-first search: propagate, prune by symmetry, branch — one warp per
+//! board, with the boards still to visit on an explicit stack.
+
+use super::cells::{Branch, Cells};
+use super::pairs::PairLines;
+use crate::bits::lowest_bit;
+use crate::slab::LaneSlab;
+
+/// Words of stack one pending board takes: its points, empty cells and done points.
+pub const WORDS_PER_BOARD: u32 = 3;
+
+/// Which of the search's optional rules are on (all of them unless measuring what each
+/// saves). Passed to the GPU as [`Techniques::bits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Techniques {
+    /// Drop boards none of whose completions is canonical; off, every configuration is
+    /// reported, not one per orbit.
+    pub symmetry: bool,
+    /// Branch on vulnerable cells first; off, always on the row with the fewest options.
+    pub vulnerable_cells: bool,
+}
+
+impl Techniques {
+    /// Everything on.
+    pub const ALL: Techniques = Techniques {
+        symmetry: true,
+        vulnerable_cells: true,
+    };
+
+    /// Bit 0: symmetry, bit 1: vulnerable cells.
+    pub fn bits(self) -> u32 {
+        u32::from(self.symmetry) | u32::from(self.vulnerable_cells) << 1
+    }
+
+    /// The inverse of [`bits`](Self::bits).
+    #[inline(always)]
+    pub fn from_bits(bits: u32) -> Techniques {
+        Techniques {
+            symmetry: bits & 1 != 0,
+            vulnerable_cells: bits & 2 != 0,
+        }
+    }
+}
+
+/// Why a search stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The stack was full: the search needs more than the capacity it was given.
+    StackFull,
+}
+
+/// One step of the search at `cells`: propagate it, drop it when it is contradictory or
+/// cannot be canonical, else hand a complete board to `complete` or its children to `child`
+/// (every child is a board with one more decision; together they cover every completion
+/// exactly once). Returns the number of children.
+///
+/// The host calls this to split the tree breadth-first; [`Propagating`] calls it with its
+/// stack.
+#[inline(always)]
+pub fn expand(
+    n: u32,
+    lines: &PairLines,
+    techniques: Techniques,
+    mut cells: Cells,
+    mut complete: impl FnMut(&Cells),
+    mut child: impl FnMut(&Cells),
+) -> u32 {
+    if !cells.propagate(n, lines) || (techniques.symmetry && cells.cannot_be_canonical(n)) {
+        return 0;
+    }
+    match cells.branch(n, techniques.vulnerable_cells) {
+        Branch::Complete => {
+            complete(&cells);
+            0
+        }
+        Branch::Cell { row, column } => {
+            child(&cells.with_empty(row, column));
+            child(&cells.with_points(row, 1 << column));
+            2
+        }
+        Branch::Row {
+            row,
+            unknown,
+            has_point,
+        } => {
+            let mut children = 0;
+            let mut firsts = unknown;
+            while firsts != 0 {
+                let a = lowest_bit(firsts);
+                firsts ^= a;
+                if has_point {
+                    child(&cells.with_points(row, a));
+                    children += 1;
+                    continue;
+                }
+                let mut seconds = firsts;
+                while seconds != 0 {
+                    let b = lowest_bit(seconds);
+                    seconds ^= b;
+                    child(&cells.with_points(row, a | b));
+                    children += 1;
+                }
+            }
+            children
+        }
+    }
+}
+
+/// The search below one board, with a stack of pending boards in a [`LaneSlab`] of
+/// `capacity ·` [`WORDS_PER_BOARD`] words (global memory on the GPU: a warp's private
+/// region, one coalesced access per word).
+pub struct Propagating<'l, S: LaneSlab> {
+    n: u32,
+    techniques: Techniques,
+    lines: &'l PairLines<'l>,
+    stack: S,
+    capacity: u32,
+}
+
+impl<'l, S: LaneSlab> Propagating<'l, S> {
+    /// A search of size `n` with `techniques`, using `stack` for `capacity` pending boards.
+    #[inline(always)]
+    pub fn new(
+        n: u32,
+        techniques: Techniques,
+        lines: &'l PairLines<'l>,
+        stack: S,
+        capacity: u32,
+    ) -> Self {
+        Propagating {
+            n,
+            techniques,
+            lines,
+            stack,
+            capacity,
+        }
+    }
+
+    #[inline(always)]
+    fn store(&mut self, slot: u32, cells: &Cells) {
+        let base = slot * WORDS_PER_BOARD;
+        self.stack.set(base, cells.points);
+        self.stack.set(base + 1, cells.empty);
+        self.stack.set(base + 2, cells.done);
+    }
+
+    #[inline(always)]
+    fn load(&self, slot: u32) -> Cells {
+        let base = slot * WORDS_PER_BOARD;
+        Cells {
+            points: self.stack.get(base),
+            empty: self.stack.get(base + 1),
+            done: self.stack.get(base + 2),
+        }
+    }
+
+    /// Visits every board below `start`, calls `complete` with each canonical configuration,
+    /// and returns the boards expanded (the search's nodes), or why it stopped.
+    #[inline(always)]
+    pub fn run(&mut self, start: &Cells, mut complete: impl FnMut(&Cells)) -> Result<u64, Stopped> {
+        let (n, lines, techniques) = (self.n, self.lines, self.techniques);
+        let mut nodes = 0u64;
+        let mut next = *start;
+        let mut pending = 0u32;
+        loop {
+            nodes += 1;
+            // The first child is searched at once; the others wait on the stack.
+            let mut first: Option<Cells> = None;
+            let mut full = false;
+            expand(n, lines, techniques, next, &mut complete, |c| {
+                if first.is_none() {
+                    first = Some(*c);
+                } else if pending < self.capacity {
+                    self.store(pending, c);
+                    pending += 1;
+                } else {
+                    full = true;
+                }
+            });
+            if full {
+                return Err(Stopped::StackFull);
+            }
+            next = match first {
+                Some(c) => c,
+                None if pending == 0 => return Ok(nodes),
+                None => {
+                    pending -= 1;
+                    self.load(pending)
+                }
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::warp::Lanes;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The configurations the search reports (each orbit's canonical member), and its nodes.
+    pub(crate) fn search(n: u32, techniques: Techniques) -> (Vec<Vec<u32>>, u64) {
+        let mut words = vec![0; PairLines::len(n)];
+        PairLines::fill(n, &mut words);
+        let lines = PairLines::new(n, &words);
+        let mut stack = vec![Lanes::splat(0u32); 3 * 4096];
+        let mut search = Propagating::new(n, techniques, &lines, stack.as_mut_slice(), 4096);
+        let mut found = Vec::new();
+        let nodes = search
+            .run(&Cells::new(n), |c| {
+                found.push(c.points.to_array()[..n as usize].to_vec())
+            })
+            .expect("a stack of 4096 boards is enough for n ≤ 10");
+        (found, nodes)
+    }
+
+    fn valid(rows: &[u32]) -> bool {
+        let n = rows.len() as i64;
+        let points: Vec<(i64, i64)> = (0..n)
+            .flat_map(|r| (0..n).filter(move |&c| rows[r as usize] >> c & 1 == 1).map(move |c| (r, c)))
+            .collect();
+        let columns_ok = (0..n).all(|c| points.iter().filter(|p| p.1 == c).count() == 2);
+        let rows_ok = rows.iter().all(|r| r.count_ones() == 2);
+        let no_three = points.iter().enumerate().all(|(i, a)| {
+            points[i + 1..].iter().enumerate().all(|(j, b)| {
+                points[i + 1 + j + 1..]
+                    .iter()
+                    .all(|c| (b.0 - a.0) * (c.1 - a.1) != (c.0 - a.0) * (b.1 - a.1))
+            })
+        });
+        columns_ok && rows_ok && no_three
+    }
+
+    #[test]
+    fn one_board_per_orbit_for_n_2_to_10() {
+        let orbits = [1, 1, 4, 5, 11, 22, 57, 51, 156];
+        for n in 2..=10u32 {
+            let (found, nodes) = search(n, Techniques::ALL);
+            assert!(found.iter().all(|rows| valid(rows)), "n = {n}");
+            assert_eq!(found.len(), orbits[n as usize - 2], "n = {n} ({nodes} nodes)");
+        }
+    }
+
+    #[test]
+    fn every_technique_finds_the_same_configurations() {
+        let orbits = [4, 5, 11, 22, 57];
+        let totals = [11, 32, 50, 132, 380];
+        for n in 4..=8u32 {
+            for bits in 0..4 {
+                let techniques = Techniques::from_bits(bits);
+                let (found, _) = search(n, techniques);
+                let expected = if techniques.symmetry { orbits } else { totals };
+                assert_eq!(found.len(), expected[n as usize - 4], "n = {n}, {techniques:?}");
+                assert!(found.iter().all(|rows| valid(rows)));
+            }
+        }
+    }
+}
