@@ -9,11 +9,14 @@
 //! # Ok::<(), warpsearch::Error>(())
 //! ```
 //!
-//! The search is `kernels::no3line::DepthFirst`, written in the warp board algebra (one row
-//! per lane): on the GPU one warp searches one subtree at a time (kernel `warpsearch_no3line`),
-//! on the CPU the same code runs on every core with rayon. The host splits the tree into
-//! prefixes (the first rows' points), collects the complete boards, and classifies each by its
-//! stabiliser, counting an orbit at its canonical (lexicographically smallest) image.
+//! The search is `kernels::no3line::propagate::Propagating`, written in the warp board algebra
+//! (one row per lane): known points and known-empty cells, line marking and the row/column
+//! counting rules to a fixpoint, vulnerable-cell branching, symmetry pruning. On the GPU one
+//! warp searches one subtree at a time (kernel `warpsearch_no3line_propagate`), on the CPU the
+//! same code runs on every core with rayon. The host splits the tree breadth-first into
+//! subtrees, collects the complete boards, and classifies each by its stabiliser, counting an
+//! orbit at its canonical (lexicographically smallest) image. The first, row-by-row search
+//! (`kernels::no3line::DepthFirst`) is kept for comparison: `WARPSEARCH_NO3LINE_ENGINE=rows`.
 
 use crate::backend::{Backend, cpu_pool};
 use crate::error::{Error, GpuError, Result};
@@ -332,7 +335,9 @@ fn split_search(n: u32, target: u64, engine: Engine) -> Split {
             let (mut frontier, mut nodes, mut complete) = (vec![Cells::new(n)], 0, Vec::new());
             // Breadth-first, a level at a time, at most `MAX_SPLIT_LEVELS` levels.
             for _ in 0..MAX_SPLIT_LEVELS {
-                if frontier.is_empty() || frontier.len() as u64 >= target {
+                // The host expands on one core: stop when the frontier is wide enough, or
+                // when it has done as much work as the frontier it wanted (small boards).
+                if frontier.is_empty() || frontier.len() as u64 >= target || nodes >= target {
                     break;
                 }
                 let mut next = Vec::new();
@@ -575,8 +580,10 @@ fn search_gpu(
     let launched = match subtrees {
         Subtrees::Prefixes(prefixes, pruning) => {
             let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
-            let device_prefixes =
-                prefix_words.insert(step("copying prefixes to the GPU", stream.clone_htod(&words))?);
+            let device_prefixes = prefix_words.insert(step(
+                "copying prefixes to the GPU",
+                stream.clone_htod(&words),
+            )?);
             let pruning = pruning_code(*pruning);
             let mut launch = stream.launch_builder(&function);
             launch
@@ -593,10 +600,9 @@ fn search_gpu(
             // SAFETY: arguments match `warpsearch_no3line`: the line table of size n, `count`
             // prefixes and node slots, zeroed control words and board counter, `32·capacity`
             // board words, 8·n bytes of shared memory per thread, whole-warp blocks.
-            let launched = step("launching the no-three-in-line kernel", unsafe {
+            step("launching the no-three-in-line kernel", unsafe {
                 launch.launch(launch_config(blocks, GPU_BLOCK, shared))
-            });
-            launched
+            })
         }
         Subtrees::Boards(starts, techniques) => {
             let words: Vec<u32> = starts
@@ -611,9 +617,8 @@ fn search_gpu(
             let warps = blocks as usize * GPU_BLOCK as usize / 32;
             let stacks = stack_words.insert(step(
                 "allocating the search stacks",
-                stream.alloc_zeros::<u32>(
-                    warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize,
-                ),
+                stream
+                    .alloc_zeros::<u32>(warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize),
             )?);
             let bits = techniques.bits();
             let mut launch = stream.launch_builder(&function);
@@ -635,10 +640,9 @@ fn search_gpu(
             // `3·32·count` start words and `count` node slots, zeroed counters, `32·capacity`
             // board words, a stack region of `3·32·GPU_STACK_BOARDS` words for every warp of
             // the grid, whole-warp blocks, no shared memory.
-            let launched = step("launching the no-three-in-line kernel", unsafe {
+            step("launching the no-three-in-line kernel", unsafe {
                 launch.launch(launch_config(blocks, GPU_BLOCK, 0))
-            });
-            launched
+            })
         }
     };
     launched?;

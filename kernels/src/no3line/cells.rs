@@ -95,7 +95,8 @@ impl Cells {
     /// placed before it (new points are taken one at a time, so pairs of new points are met
     /// too), and records the new points as done.
     ///
-    /// Each pair costs one row of [`PairLines`] — a coalesced load — and an `or`.
+    /// Each pair costs one row of [`PairLines`] — a coalesced load — and an `or`; pairs whose
+    /// line holds no third cell are skipped ([`PairLines::partners`]).
     #[inline(always)]
     fn mark_lines(&mut self, lines: &PairLines) {
         loop {
@@ -108,11 +109,12 @@ impl Cells {
             let bits = fresh.broadcast(row);
             let column = 31 - bits.leading_zeros();
             let mut blocked = self.empty;
-            let mut old_rows = self.done.is_nonzero().ballot();
+            let partners = self.done & lines.partners(row, column);
+            let mut old_rows = partners.is_nonzero().ballot();
             while old_rows != 0 {
                 let old_row = old_rows.trailing_zeros();
                 old_rows &= old_rows - 1;
-                let mut old = self.done.broadcast(old_row);
+                let mut old = partners.broadcast(old_row);
                 while old != 0 {
                     let old_column = 31 - old.leading_zeros();
                     old ^= 1 << old_column;

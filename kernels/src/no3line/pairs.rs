@@ -7,7 +7,7 @@ use crate::warp::{Lanes, lane_id};
 /// For every ordered pair of distinct cells `p`, `q` of an `n`×`n` board, the other lattice
 /// cells on the line through them, as a warp-wide mask (lane `r`: row `r`'s cells, bit `c`:
 /// column `c`). Entry `(p·n² + q)·n + r` holds row `r`'s word, with `p = row·n + column`.
-/// `n⁵` words: 4 MiB at n = 16; the GPU reads one coalesced word per lane and keeps the hot
+/// `n⁵` words (4 MiB at n = 16), then `n³` words of [`partners`](Self::partners); the GPU reads one coalesced word per lane and keeps the hot
 /// part of the table in L2.
 ///
 /// Rows and columns are lines too: a pair in one row marks the rest of the row (the
@@ -19,9 +19,9 @@ pub struct PairLines<'a> {
 }
 
 impl<'a> PairLines<'a> {
-    /// Words a table for size `n` holds.
+    /// Words a table for size `n` holds: the lines, then the partner masks.
     pub const fn len(n: u32) -> usize {
-        (n as usize).pow(5)
+        (n as usize).pow(5) + (n as usize).pow(3)
     }
 
     /// Wraps `words` (filled by [`PairLines::fill`], [`len`](Self::len)`(n)` long).
@@ -42,17 +42,48 @@ impl<'a> PairLines<'a> {
                 let g = gcd(dr.unsigned_abs(), dc.unsigned_abs()) as i32;
                 let (sr, sc) = (dr / g, dc / g);
                 let start = Self::entry(n, p, q);
+                let mut any = false;
                 for direction in [1, -1] {
                     let (mut r, mut c) = (r1 + direction * sr, c1 + direction * sc);
                     while (0..n_i).contains(&r) && (0..n_i).contains(&c) {
                         if (r, c) != (r2, c2) {
                             words[start + r as usize] |= 1 << c;
+                            any = true;
                         }
                         (r, c) = (r + direction * sr, c + direction * sc);
                     }
                 }
+                if any {
+                    words[Self::partners_entry(n, p) + (q / n) as usize] |= 1 << (q % n);
+                }
             }
         }
+    }
+
+    #[inline(always)]
+    fn partners_entry(n: u32, p: u32) -> usize {
+        (n as usize).pow(5) + p as usize * n as usize
+    }
+
+    /// The cells whose line with (`row`, `column`) holds a third cell of the board, as a
+    /// board: pairs outside it need no marking (about half of all pairs at n = 13), so the
+    /// search skips their loads.
+    #[inline(always)]
+    pub fn partners(&self, row: u32, column: u32) -> Lanes<u32> {
+        self.rows_from(Self::partners_entry(self.n, row * self.n + column))
+    }
+
+    /// Rows `0..n` of the `n` words from `start`; zero in the other lanes.
+    #[inline(always)]
+    fn rows_from(&self, start: usize) -> Lanes<u32> {
+        let n = self.n;
+        lane_id().map(|r| {
+            if r < n {
+                self.words.get(start + r as usize).copied().unwrap_or(0)
+            } else {
+                0
+            }
+        })
     }
 
     #[inline(always)]
@@ -66,14 +97,7 @@ impl<'a> PairLines<'a> {
     #[inline(always)]
     pub fn through(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
         let n = self.n;
-        let start = Self::entry(n, row * n + column, row2 * n + column2);
-        lane_id().map(|r| {
-            if r < n {
-                self.words.get(start + r as usize).copied().unwrap_or(0)
-            } else {
-                0
-            }
-        })
+        self.rows_from(Self::entry(n, row * n + column, row2 * n + column2))
     }
 }
 
@@ -95,6 +119,9 @@ mod tests {
                 for (r, c) in cells() {
                     let collinear = (r2 - r1) * (c - c1) == (r - r1) * (c2 - c1);
                     let other = (r, c) != (r1, c1) && (r, c) != (r2, c2);
+                    let partners = lines.partners(r1 as u32, c1 as u32);
+                    let has_third = (0..n as usize).any(|row| mask.lane(row) != 0);
+                    assert_eq!(partners.lane(r2 as usize) >> c2 & 1 == 1, has_third);
                     assert_eq!(
                         mask.lane(r as usize) >> c & 1 == 1,
                         collinear && other,

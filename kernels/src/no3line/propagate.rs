@@ -218,7 +218,11 @@ mod tests {
     fn valid(rows: &[u32]) -> bool {
         let n = rows.len() as i64;
         let points: Vec<(i64, i64)> = (0..n)
-            .flat_map(|r| (0..n).filter(move |&c| rows[r as usize] >> c & 1 == 1).map(move |c| (r, c)))
+            .flat_map(|r| {
+                (0..n)
+                    .filter(move |&c| rows[r as usize] >> c & 1 == 1)
+                    .map(move |c| (r, c))
+            })
             .collect();
         let columns_ok = (0..n).all(|c| points.iter().filter(|p| p.1 == c).count() == 2);
         let rows_ok = rows.iter().all(|r| r.count_ones() == 2);
@@ -238,7 +242,11 @@ mod tests {
         for n in 2..=10u32 {
             let (found, nodes) = search(n, Techniques::ALL);
             assert!(found.iter().all(|rows| valid(rows)), "n = {n}");
-            assert_eq!(found.len(), orbits[n as usize - 2], "n = {n} ({nodes} nodes)");
+            assert_eq!(
+                found.len(),
+                orbits[n as usize - 2],
+                "n = {n} ({nodes} nodes)"
+            );
         }
     }
 
@@ -251,7 +259,11 @@ mod tests {
                 let techniques = Techniques::from_bits(bits);
                 let (found, _) = search(n, techniques);
                 let expected = if techniques.symmetry { orbits } else { totals };
-                assert_eq!(found.len(), expected[n as usize - 4], "n = {n}, {techniques:?}");
+                assert_eq!(
+                    found.len(),
+                    expected[n as usize - 4],
+                    "n = {n}, {techniques:?}"
+                );
                 assert!(found.iter().all(|rows| valid(rows)));
             }
         }

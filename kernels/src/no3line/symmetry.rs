@@ -26,7 +26,11 @@ pub fn nearest_centre(mask: u32, n: u32) -> Option<u32> {
     let below = (lower != 0).then(|| 31 - lower.leading_zeros());
     let above = (upper != 0).then(|| upper.trailing_zeros());
     match (below, above) {
-        (Some(b), Some(a)) => Some(if (n - 1) - 2 * b <= 2 * a - (n - 1) { b } else { a }),
+        (Some(b), Some(a)) => Some(if (n - 1) - 2 * b <= 2 * a - (n - 1) {
+            b
+        } else {
+            a
+        }),
         (b, a) => b.or(a),
     }
 }
@@ -64,10 +68,9 @@ fn image_is_smaller(
     let (points, empty) = board;
     let (image_points, image_empty) = image;
     let known = (points | empty) & (image_points | image_empty);
-    let undecided = lane_id()
-        .zip_with((!known | (points ^ image_points)) & !fixed, |r, m| {
-            if r < n { m & columns } else { 0 }
-        });
+    let undecided = lane_id().zip_with((!known | (points ^ image_points)) & !fixed, |r, m| {
+        if r < n { m & columns } else { 0 }
+    });
     let rows = undecided.is_nonzero().ballot();
     if rows == 0 {
         return false; // Known and equal everywhere: the image is the board itself.
@@ -126,8 +129,7 @@ impl Cells {
         // Written out rather than as a loop over an array: an array indexed in a loop that
         // is not unrolled would live in local memory on the GPU.
         let reaches = |(points, open): (u32, u32)| {
-            best_value(points, open) >= first
-                && best_value(reverse(points), reverse(open)) >= first
+            best_value(points, open) >= first && best_value(reverse(points), reverse(open)) >= first
         };
         reaches(line(board, 0))
             && reaches(line(board, n - 1))
@@ -156,13 +158,20 @@ impl Cells {
         let fixed = |f: fn(u32, u32, u32, bool) -> u32| lane_id().map(|r| f(r, n, m, odd));
         let smaller = |image, fixed| image_is_smaller(n, board, image, fixed);
         // Written out, not looped over an array (which would live in local memory).
-        smaller(mirror(board), fixed(|_, _, m, odd| if odd { 1 << m } else { 0 }))
-            || smaller(upend(board), fixed(|r, n, _, _| if 2 * r + 1 == n { u32::MAX } else { 0 }))
-            || smaller(upend(mirror(board)), fixed(centre))
+        smaller(
+            mirror(board),
+            fixed(|_, _, m, odd| if odd { 1 << m } else { 0 }),
+        ) || smaller(
+            upend(board),
+            fixed(|r, n, _, _| if 2 * r + 1 == n { u32::MAX } else { 0 }),
+        ) || smaller(upend(mirror(board)), fixed(centre))
             || smaller(transposed, fixed(|r, _, _, _| 1 << r))
             || smaller(mirror(transposed), fixed(centre))
             || smaller(upend(transposed), fixed(centre))
-            || smaller(upend(mirror(transposed)), fixed(|r, n, _, _| 1 << (n - 1 - r.min(n - 1))))
+            || smaller(
+                upend(mirror(transposed)),
+                fixed(|r, n, _, _| 1 << (n - 1 - r.min(n - 1))),
+            )
     }
 }
 
@@ -173,12 +182,24 @@ mod tests {
     #[test]
     fn nearest_centre_picks_the_closest_bit_lower_first() {
         for n in 2..=32u32 {
-            for mask in [0u32, 1, 0b1010_0110, 0xF000_000F, u32::MAX, 0x0001_8000, 0x4000_0002] {
+            for mask in [
+                0u32,
+                1,
+                0b1010_0110,
+                0xF000_000F,
+                u32::MAX,
+                0x0001_8000,
+                0x4000_0002,
+            ] {
                 let mask = mask & (u32::MAX >> (32 - n));
                 let reference = (0..n)
                     .filter(|c| mask >> c & 1 == 1)
                     .min_by_key(|&c| ((2 * c).abs_diff(n - 1), c));
-                assert_eq!(nearest_centre(mask, n), reference, "n = {n}, mask {mask:#x}");
+                assert_eq!(
+                    nearest_centre(mask, n),
+                    reference,
+                    "n = {n}, mask {mask:#x}"
+                );
             }
         }
     }

@@ -50,9 +50,9 @@ mod tests {
         #[test]
         fn transpose_moves_every_bit(rows: [u32; 32]) {
             let t = Lanes::from_array(rows).transpose().to_array();
-            for r in 0..32 {
-                for c in 0..32 {
-                    prop_assert_eq!(rows[r] >> c & 1, t[c] >> r & 1);
+            for (r, row) in rows.iter().enumerate() {
+                for (c, column) in t.iter().enumerate() {
+                    prop_assert_eq!(row >> c & 1, column >> r & 1);
                 }
             }
         }
