@@ -335,22 +335,33 @@ fn split_search(n: u32, target: u64, engine: Engine) -> Split {
             let (mut frontier, mut nodes, mut complete) = (vec![Cells::new(n)], 0, Vec::new());
             // Breadth-first, a level at a time, at most `MAX_SPLIT_LEVELS` levels.
             for _ in 0..MAX_SPLIT_LEVELS {
-                // The host expands on one core: stop when the frontier is wide enough, or
-                // when it has done as much work as the frontier it wanted (small boards).
+                // Stop when the frontier is wide enough, or when the host has done as much
+                // work as the frontier it wanted (small boards, whose trees are shallow).
                 if frontier.is_empty() || frontier.len() as u64 >= target || nodes >= target {
                     break;
                 }
+                // Each board's children and finds, on every core (rayon keeps their order, so
+                // parts and cross-checks see the same subtrees).
+                let expanded: Vec<(Vec<Cells>, Vec<Configuration>)> = frontier
+                    .par_iter()
+                    .map(|cells| {
+                        let (mut children, mut finds) = (Vec::new(), Vec::new());
+                        expand(
+                            n,
+                            &lines,
+                            techniques,
+                            *cells,
+                            |done| finds.push(done.points.to_array()[..n as usize].to_vec()),
+                            |child| children.push(*child),
+                        );
+                        (children, finds)
+                    })
+                    .collect();
+                nodes += frontier.len() as u64;
                 let mut next = Vec::new();
-                for cells in frontier {
-                    nodes += 1;
-                    expand(
-                        n,
-                        &lines,
-                        techniques,
-                        cells,
-                        |done| complete.push(done.points.to_array()[..n as usize].to_vec()),
-                        |child| next.push(*child),
-                    );
+                for (children, finds) in expanded {
+                    next.extend(children);
+                    complete.extend(finds);
                 }
                 frontier = next;
             }

@@ -20,6 +20,27 @@ pub struct Cells {
     pub done: Lanes<u32>,
 }
 
+/// A board's points and empty cells transposed (lane = column, bit = row), computed once a
+/// node for both the symmetry check and the branch choice.
+#[derive(Clone, Copy, Debug)]
+pub struct Transposed {
+    /// The points, transposed.
+    pub points: Lanes<u32>,
+    /// The empty cells (with the off-board padding), transposed.
+    pub empty: Lanes<u32>,
+}
+
+impl Transposed {
+    /// `cells` transposed: two [`Lanes::transpose`]s.
+    #[inline(always)]
+    pub fn of(cells: &Cells) -> Transposed {
+        Transposed {
+            points: cells.points.transpose(),
+            empty: cells.empty.transpose(),
+        }
+    }
+}
+
 /// What the search does with a board after propagating it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Branch {
@@ -195,12 +216,12 @@ impl Cells {
     /// counts are one `popc` each. (`vulnerable_cells` false: always a row, to measure what
     /// the rule saves.)
     #[inline(always)]
-    pub fn branch(&self, n: u32, vulnerable_cells: bool) -> Branch {
+    pub fn branch(&self, n: u32, vulnerable_cells: bool, transposed: &Transposed) -> Branch {
         let board = on_board(n);
         let open = Lanes::select(board, !self.empty, Lanes::splat(0)) & Lanes::splat(columns(n));
         let unknown = open & !self.points;
-        let open_t = open.transpose();
-        let unknown_t = open_t & !self.points.transpose();
+        let open_t = !transposed.empty;
+        let unknown_t = open_t & !transposed.points;
         let distance = |r: u32, c: u32| {
             let (dr, dc) = ((2 * r).abs_diff(n - 1), (2 * c).abs_diff(n - 1));
             (dr * dr + dc * dc) << 10 | r << 5 | c

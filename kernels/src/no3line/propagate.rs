@@ -1,7 +1,7 @@
 //! The propagating depth-first search: propagate, prune by symmetry, branch — one warp per
 //! board, with the boards still to visit on an explicit stack.
 
-use super::cells::{Branch, Cells};
+use super::cells::{Branch, Cells, Transposed};
 use super::pairs::PairLines;
 use crate::bits::lowest_bit;
 use crate::slab::LaneSlab;
@@ -65,10 +65,14 @@ pub fn expand(
     mut complete: impl FnMut(&Cells),
     mut child: impl FnMut(&Cells),
 ) -> u32 {
-    if !cells.propagate(n, lines) || (techniques.symmetry && cells.cannot_be_canonical(n)) {
+    if !cells.propagate(n, lines) {
         return 0;
     }
-    match cells.branch(n, techniques.vulnerable_cells) {
+    let transposed = Transposed::of(&cells);
+    if techniques.symmetry && cells.cannot_be_canonical(n, &transposed) {
+        return 0;
+    }
+    match cells.branch(n, techniques.vulnerable_cells, &transposed) {
         Branch::Complete => {
             complete(&cells);
             0

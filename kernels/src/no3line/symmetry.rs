@@ -8,7 +8,7 @@
 //! cannot reach its first row's value is dropped, and deeper down every image is compared
 //! cell by cell as far as the known cells allow.
 
-use super::cells::Cells;
+use super::cells::{Cells, Transposed};
 use crate::bits::{bit_reverse, popc};
 use crate::warp::{Lanes, lane_id};
 
@@ -140,13 +140,13 @@ impl Cells {
     /// True when no completion of this board can be its orbit's representative: some image
     /// under the 7 other symmetries is smaller whatever the unknown cells become.
     ///
-    /// The images are built from the known points and known-empty cells with
-    /// [`Lanes::transpose`] (one per board, for the four symmetries that swap rows and
-    /// columns), `brev` for the column mirror and a shuffle for the row mirror.
+    /// The images are built from the known points and known-empty cells, `transposed` for
+    /// the four symmetries that swap rows and columns, `brev` for the column mirror and a
+    /// shuffle for the row mirror.
     #[inline(always)]
-    pub fn cannot_be_canonical(&self, n: u32) -> bool {
+    pub fn cannot_be_canonical(&self, n: u32, transposed: &Transposed) -> bool {
         let board = (self.points, self.empty);
-        let transposed = (self.points.transpose(), self.empty.transpose());
+        let transposed = (transposed.points, transposed.empty);
         if !self.border_lines_can_reach_the_first_row(n, transposed) {
             return true;
         }
