@@ -50,7 +50,9 @@ The search uses the 8 symmetries of the board, so it visits about an eighth of t
 (any slope): in total, up to the 8 symmetries of the square, and by symmetry class — iden (no symmetry), \
 dia1 (one diagonal), ort1 (one mid-line), rot2 (180°), dia2 (both diagonals), rot4 (90°), ort2 (both \
 mid-lines), full (all 8). Checked against the known values for n = 2..16.\n\n\
-This version searches on the CPU (every core) with the warp board algebra of the kernels crate; n = 2..16.",
+The search is depth-first over partial boards (known points, known-empty cells), one warp per board on the GPU and the same code on every CPU core: lines through every pair of points are marked empty, rows and columns with two points (or two cells left) are completed, to a fixpoint; it branches on the vulnerable cell nearest the centre, else on the row with the fewest options, and drops boards none of whose completions is its orbit's representative. n = 2..16; on an H100, n = 13 takes ≈ 2.5 s, n = 14 ≈ 22 s, n = 15 ≈ 280 s (docs/no3line.md).
+
+For the technique table: WARPSEARCH_NO3LINE_PRUNING=off (no symmetry pruning), WARPSEARCH_NO3LINE_BRANCHING=rows (no vulnerable cells), WARPSEARCH_NO3LINE_ENGINE=rows (the first, row-by-row search).",
         after_help = "--out format: one orbit per line, its lexicographically smallest image (rows compared in order \
 as bit masks); the rows in order separated by spaces, each as the two 0-based columns of its points, e.g. `0,1 0,1`.\n\n\
 Example:\n  warpsearch no3line 8 --out n8.txt --svg n8-svg"
@@ -84,8 +86,8 @@ struct No3lineArgs {
     /// Draw each representative as an SVG file in DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     svg: Option<std::path::PathBuf>,
-    /// Run the same subtrees on the CPU and the GPU and compare them one by one (points
-    /// placed below each, boards found); exit 1 on any difference. Needs a GPU.
+    /// Run the same subtrees on the CPU and the GPU and compare them one by one (nodes
+    /// searched below each, boards found); exit 1 on any difference. Needs a GPU.
     #[arg(long, conflicts_with_all = ["out", "svg"])]
     cross_check: bool,
     /// Search only part K of M (every M-th subtree, from the K-th): for runs too long for one
@@ -651,7 +653,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
             println!("{value}");
         } else {
             println!(
-                "no-three-in-line n={}: CPU and GPU agree on all {} subtrees ({} points placed, {} boards)",
+                "no-three-in-line n={}: CPU and GPU agree on all {} subtrees ({} nodes, {} boards)",
                 checked.n,
                 group(checked.subtrees as u64),
                 group(checked.nodes),
@@ -727,7 +729,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
             c.iden, c.dia1, c.ort1, c.rot2, c.dia2, c.rot4, c.ort2, c.full
         );
         println!(
-            "  backend {} · {:.3} s · {} points placed · {}",
+            "  backend {} · {:.3} s · {} nodes · {}",
             counts.backend,
             counts.seconds,
             group(counts.nodes),

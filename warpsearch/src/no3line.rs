@@ -808,7 +808,7 @@ pub struct CrossCheck {
     pub n: u32,
     /// Subtrees (prefixes) searched by both backends.
     pub subtrees: usize,
-    /// Points placed below them (equal on both).
+    /// Nodes searched below them (equal on both).
     pub nodes: u64,
     /// Complete boards found (the same set on both).
     pub boards: usize,
