@@ -2,10 +2,16 @@
 //! line. The board algebra is warp-wide — one `u32` row per lane of a [`Lanes`] — so the same
 //! code is the CPU twin of a warp-per-board GPU search.
 //!
-//! This is the first stage of the search (a correct CPU twin): row by row, two points a row;
-//! every placed point blocks, in all lower rows at once (one lane each), the cells on its line
-//! with every earlier point; rows and columns that can no longer reach two points prune the
-//! branch, found with per-lane popcounts and the warp's saturating column counts.
+//! Two searches live here:
+//! - the **propagating search** (the default): [`cells`] (a partial board as known points and
+//!   known-empty cells; propagation to a fixpoint; the branch choice), [`pairs`] (the table of
+//!   whole lines through every pair of cells), [`symmetry`] (the 8 symmetries of the square on
+//!   partial boards and the canonical-member test), [`propagate`] (the depth-first search with
+//!   its stack of pending boards);
+//! - the **row search** (the first version, kept for comparison): [`Board`] and [`search_from`]
+//!   in this module, and its iterative GPU form in [`search`] — row by row, two points a row;
+//!   every placed point blocks, in all lower rows at once, the cells on its line with every
+//!   earlier point.
 
 pub mod cells;
 pub mod pairs;

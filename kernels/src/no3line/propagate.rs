@@ -255,6 +255,17 @@ mod tests {
     }
 
     #[test]
+    fn a_full_stack_stops_the_search_with_an_error() {
+        let n = 8;
+        let mut words = vec![0; PairLines::len(n)];
+        PairLines::fill(n, &mut words);
+        let lines = PairLines::new(n, &words);
+        let mut stack = vec![Lanes::splat(0u32); 3 * 2];
+        let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 2);
+        assert_eq!(search.run(&Cells::new(n), |_| {}), Err(Stopped::StackFull));
+    }
+
+    #[test]
     fn every_technique_finds_the_same_configurations() {
         let orbits = [4, 5, 11, 22, 57];
         let totals = [11, 32, 50, 132, 380];
