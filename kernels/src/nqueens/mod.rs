@@ -13,8 +13,8 @@
 //!   compares the board with its rotations to find the class size or reject a duplicate.
 //!
 //! The host enumerates the first rows into [`Subproblem`]s; [`Search`] finishes one. `Search`
-//! is a step machine — placing one queen (after any backtracking) per iteration of [`Search::advance`] — so that a GPU
-//! thread can interleave steps with fetching work. Its stack is one word per row, a
+//! is a step machine — one queen placed (after any backtracking) per iteration of
+//! [`Search::advance`] — so that a GPU thread can interleave steps with fetching work. Its stack is one word per row, a
 //! [`Slab`]: the attack masks are kept in a reversible form (64-bit, never shifted out) and are
 //! rebuilt from the queen's bit on the way back up, so nothing else needs storing.
 
