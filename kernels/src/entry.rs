@@ -176,6 +176,85 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
     unsafe { &*placed }.fetch_add(total, Ordering::Relaxed);
 }
 
+/// What the two no-three-in-line kernels share: a warp claims subtree after subtree (one
+/// atomic on `control[0]` each) until they run out or the host sets the stop word
+/// `control[1]`; complete boards take the next slot of `found` and are written, row `r` by
+/// lane `r`, to `boards[slot·32 ..]` while the slot is below `capacity` (the host sees an
+/// overflow as `found > capacity`); the nodes below subtree `i` go to `nodes[i]`.
+struct SubtreeTasks<'a> {
+    queue: WorkQueue<'a>,
+    stop: &'a AtomicU32,
+    slots: WorkQueue<'a>,
+    count: u32,
+    capacity: u32,
+    boards: *mut u32,
+    nodes: *mut u64,
+    lane: u32,
+}
+
+impl SubtreeTasks<'_> {
+    /// # Safety
+    /// `control` (two words) and `found` point to zeroed device counters; `boards` holds
+    /// `32·capacity` words and `nodes` `count`.
+    #[inline(always)]
+    unsafe fn new(
+        control: *const AtomicU32,
+        found: *const AtomicU32,
+        count: u32,
+        capacity: u32,
+        boards: *mut u32,
+        nodes: *mut u64,
+    ) -> Self {
+        // SAFETY: by the contract above.
+        let (queue, stop, slots) = unsafe {
+            (
+                WorkQueue::new(&*control),
+                &*control.add(1),
+                WorkQueue::new(&*found),
+            )
+        };
+        SubtreeTasks {
+            queue,
+            stop,
+            slots,
+            count,
+            capacity,
+            boards,
+            nodes,
+            lane: crate::warp::lane_id().mine(),
+        }
+    }
+
+    /// The next subtree's index for the whole warp, or `None` when there are no more or the
+    /// host asked to stop. Any lane's view of the stop word decides for the whole warp (a
+    /// vote keeps it uniform).
+    #[inline(always)]
+    fn next(&self) -> Option<u32> {
+        let index = self.queue.claim_for_warp();
+        let stopping = Lanes::this_lane(self.stop.load(Ordering::Relaxed) != 0).any();
+        (index < self.count && !stopping).then_some(index)
+    }
+
+    /// Appends a complete board (its points, row `r` in lane `r`).
+    #[inline(always)]
+    fn store_board(&self, points: Lanes<u32>) {
+        let slot = self.slots.claim_for_warp();
+        if slot < self.capacity {
+            // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
+            unsafe { *self.boards.add(slot as usize * 32 + self.lane as usize) = points.mine() };
+        }
+    }
+
+    /// Records the nodes searched below subtree `index` (from [`next`](Self::next)).
+    #[inline(always)]
+    fn finish(&self, index: u32, nodes: u64) {
+        if self.lane == 0 {
+            // SAFETY: `index < count` (from `next`), the length of `nodes`.
+            unsafe { *self.nodes.add(index as usize) = nodes };
+        }
+    }
+}
+
 /// Enumerates no-three-in-line boards of size `n`, one warp per [`Prefix`] at a time.
 ///
 /// Each warp takes the next of the `count` prefixes from `control[0]` (one atomic per warp,
@@ -208,15 +287,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     // SAFETY: the launch provides 2n words of shared memory per thread (the contract above);
     // the search indexes words below 2n only.
     let slab = unsafe { SharedSlab::for_this_thread() };
-    // SAFETY: `control` and `found` point to zeroed device counters.
-    let (queue, stop, slots) = unsafe {
-        (
-            WorkQueue::new(&*control),
-            &*control.add(1),
-            WorkQueue::new(&*found),
-        )
-    };
-    let lane = crate::warp::lane_id().mine();
+    // SAFETY: the buffers and counters as the contract above says.
+    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes) };
     // SAFETY: `lines` holds `LineTable::len(n)` words, written before the launch and
     // read-only during it.
     let lines = LineTable::new(n, unsafe {
@@ -228,26 +300,13 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
         _ => Pruning::Canonical,
     };
     let mut search = DepthFirst::new(n, slab, &lines, pruning);
-    loop {
-        let index = queue.claim_for_warp();
-        // Any lane's view of the stop word decides for the whole warp (a vote keeps it uniform).
-        let stopping = Lanes::this_lane(stop.load(Ordering::Relaxed) != 0).any();
-        if index >= count || stopping {
-            break;
-        }
+    while let Some(index) = tasks.next() {
         // SAFETY: `index < count`, the length of `prefixes`.
         let prefix = Prefix(unsafe { *prefixes.add(index as usize) });
         let placed = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
-            let slot = slots.claim_for_warp();
-            if slot < capacity {
-                // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
-                unsafe { *boards.add(slot as usize * 32 + lane as usize) = board.points.mine() };
-            }
+            tasks.store_board(board.points)
         });
-        if lane == 0 {
-            // SAFETY: `index < count`, the length of `nodes`.
-            unsafe { *nodes.add(index as usize) = placed };
-        }
+        tasks.finish(index, placed);
     }
 }
 
@@ -288,15 +347,10 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     let region = (warp as usize) * (WORDS_PER_BOARD * 32 * stack_boards) as usize;
     // SAFETY: the host gives every warp of the grid its own region of this size.
     let stack = unsafe { GlobalSlab::for_this_warp(stacks.add(region)) };
-    // SAFETY: `control`, `found` and `overflow` point to zeroed device counters.
-    let (queue, stop, slots, overflow) = unsafe {
-        (
-            WorkQueue::new(&*control),
-            &*control.add(1),
-            WorkQueue::new(&*found),
-            &*overflow,
-        )
-    };
+    // SAFETY: the buffers and counters as the contract above says.
+    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes) };
+    // SAFETY: `overflow` points to a zeroed device counter.
+    let overflow = unsafe { &*overflow };
     // SAFETY: `lines` holds `PairLines::len(n)` words, written before the launch and read-only
     // during it.
     let lines = PairLines::new(n, unsafe {
@@ -309,12 +363,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
         stack,
         stack_boards,
     );
-    loop {
-        let index = queue.claim_for_warp();
-        let stopping = Lanes::this_lane(stop.load(Ordering::Relaxed) != 0).any();
-        if index >= count || stopping {
-            break;
-        }
+    while let Some(index) = tasks.next() {
         // SAFETY: `index < count`: the three words are inside `starts`.
         let word = |k: u32| unsafe {
             Lanes::this_lane(*starts.add(((WORDS_PER_BOARD * index + k) * 32 + lane) as usize))
@@ -324,14 +373,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             empty: word(1),
             done: word(2),
         };
-        let expanded = search.run(&start, |board| {
-            let slot = slots.claim_for_warp();
-            if slot < capacity {
-                // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
-                unsafe { *boards.add(slot as usize * 32 + lane as usize) = board.points.mine() };
-            }
-        });
-        let expanded = match expanded {
+        let expanded = match search.run(&start, |board| tasks.store_board(board.points)) {
             Ok(expanded) => expanded,
             Err(_) => {
                 if lane == 0 {
@@ -340,9 +382,6 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
                 0
             }
         };
-        if lane == 0 {
-            // SAFETY: `index < count`, the length of `nodes`.
-            unsafe { *nodes.add(index as usize) = expanded };
-        }
+        tasks.finish(index, expanded);
     }
 }

@@ -203,10 +203,15 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// The configurations the search reports (each orbit's canonical member), and its nodes.
-    pub(crate) fn search(n: u32, techniques: Techniques) -> (Vec<Vec<u32>>, u64) {
+    fn table(n: u32) -> Vec<u32> {
         let mut words = vec![0; PairLines::len(n)];
         PairLines::fill(n, &mut words);
+        words
+    }
+
+    /// The configurations the search reports (each orbit's canonical member), and its nodes.
+    pub(crate) fn search(n: u32, techniques: Techniques) -> (Vec<Vec<u32>>, u64) {
+        let words = table(n);
         let lines = PairLines::new(n, &words);
         let mut stack = vec![Lanes::splat(0u32); 3 * 4096];
         let mut search = Propagating::new(n, techniques, &lines, stack.as_mut_slice(), 4096);
@@ -257,8 +262,7 @@ mod tests {
     #[test]
     fn a_full_stack_stops_the_search_with_an_error() {
         let n = 8;
-        let mut words = vec![0; PairLines::len(n)];
-        PairLines::fill(n, &mut words);
+        let words = table(n);
         let lines = PairLines::new(n, &words);
         let mut stack = vec![Lanes::splat(0u32); 3 * 2];
         let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 2);
