@@ -3,11 +3,38 @@
 
 use std::process::{Command, Output};
 
+/// The binary, with the Gomoku table cache in a folder of the tests' own.
+fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_warpsearch"));
+    command.env("WARPSEARCH_CACHE_DIR", test_cache_dir());
+    command
+}
+
+fn test_cache_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("warpsearch-test-cache-{}", std::process::id()))
+}
+
 fn warpsearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpsearch"))
+    command().args(args).output().expect("the binary runs")
+}
+
+/// Runs the binary with `input` on standard input.
+fn warpsearch_with_input(input: &str, args: &[&str], cache: &std::path::Path) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command()
+        .env("WARPSEARCH_CACHE_DIR", cache)
         .args(args)
-        .output()
-        .expect("the binary runs")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        // The binary may exit before reading everything (a bad input); that is not an error here.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    child.wait_with_output().expect("the binary runs")
 }
 
 fn stdout(output: &Output) -> String {
@@ -175,24 +202,8 @@ fn help_teaches() {
 
 #[test]
 fn gomoku_reads_both_formats_and_reports_threats() {
-    use std::io::Write;
-    use std::process::Stdio;
-    let run = |input: &str, args: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_warpsearch"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let cache = test_cache_dir();
+    let run = |input: &str, args: &[&str]| warpsearch_with_input(input, args, &cache);
     // Black: three in a row on row 7 (open three: two open-four points); white on the edge.
     let moves = "7,7\n0,0\n8,7\n0,1\n9,7\n0,2\n";
     let output = run(moves, &["gomoku", "-", "--json"]);
@@ -218,6 +229,7 @@ fn gomoku_reads_both_formats_and_reports_threats() {
     let output = run("3,3\n3,3\n", &["gomoku", "-"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("line 2"), "{}", stderr(&output));
+    let _ = std::fs::remove_dir_all(&cache);
 }
 
 #[test]
@@ -252,4 +264,66 @@ fn no3line_counts_classes_and_writes_representatives() {
     let output = warpsearch(&["no3line", "5", "--out", "/nonexistent-dir/x.txt"]);
     assert_eq!(output.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gomoku_keeps_its_table_on_disk_and_rebuilds_a_damaged_one() {
+    let cache =
+        std::env::temp_dir().join(format!("warpsearch-gomoku-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let moves = "7,7\n0,0\n8,7\n0,1\n9,7\n0,2\n";
+    let args = ["gomoku", "-", "--json", "--rule", "standard"];
+    let first = warpsearch_with_input(moves, &args, &cache);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "one table file, no temporary left");
+    let file = files[0].path();
+    assert!(file.to_string_lossy().contains("standard"));
+    let second = warpsearch_with_input(moves, &args, &cache);
+    assert_eq!(stdout(&second), stdout(&first));
+    assert!(!stderr(&second).contains("cache"), "{}", stderr(&second));
+    // A truncated file (a kill mid-copy, a full disk) is noticed in one line and rebuilt.
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let third = warpsearch_with_input(moves, &args, &cache);
+    assert_eq!(stdout(&third), stdout(&first));
+    let note = stderr(&third);
+    assert!(
+        note.contains("not a valid table") && note.contains("rebuilt"),
+        "{note}"
+    );
+    assert_eq!(note.lines().count(), 1, "{note}");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn thread_counts_far_above_the_cores_are_refused_at_once() {
+    for threads in ["100000", "18446744073709551615"] {
+        let started = std::time::Instant::now();
+        let output = warpsearch(&["nqueens", "10", "--backend", "cpu", "--threads", threads]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(stderr(&output).contains("--threads"), "{}", stderr(&output));
+        assert!(started.elapsed().as_secs() < 10, "refused at once");
+    }
+    let output = warpsearch(&["nqueens", "10", "--backend", "cpu", "--threads", "1"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn info_says_whether_the_gpu_kernels_are_embedded() {
+    let output = warpsearch(&["info", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    let embedded = value["gpu_kernels"].as_bool().unwrap();
+    assert_eq!(embedded, value["ptx_bytes"].as_u64().unwrap() > 0);
+    // `cargo xtask test` builds with the PTX required: then it must be there.
+    if option_env!("WARPSEARCH_REQUIRE_PTX").is_some() {
+        assert!(embedded, "{value}");
+        assert_eq!(value["ptx_target"], "sm_80");
+    }
+    if !driver_present() {
+        assert!(value["gpu"].is_null());
+        assert!(value["gpu_unavailable"].as_str().is_some());
+    }
 }

@@ -53,12 +53,28 @@ pub struct Selected {
     pub reason: String,
 }
 
-/// Builds a rayon pool of `threads` threads (all cores when `None`).
+/// The most CPU threads a run may ask for: four per core. More only adds switching (5000
+/// threads on 2 cores took 22.7 s for a 0.03 s search) and, far beyond, never starts.
+pub fn max_threads() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Builds a rayon pool of `threads` threads (all cores when `None`); 0 or more than
+/// [`max_threads`] is an error.
 pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
     if threads == Some(0) {
         return Err(Error::InvalidArgument(
             "--threads must be at least 1".into(),
         ));
+    }
+    if let Some(threads) = threads
+        && threads > max_threads()
+    {
+        return Err(Error::InvalidArgument(format!(
+            "--threads {threads} is far more than this machine's {} cores; use at most {} (4 a core), or leave it out to use every core",
+            max_threads() / 4,
+            max_threads()
+        )));
     }
     let mut builder =
         rayon::ThreadPoolBuilder::new().thread_name(|i| format!("warpsearch-cpu-{i}"));

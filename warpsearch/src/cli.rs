@@ -73,6 +73,20 @@ G/g white five/open-four point, * a point of both sides.\n\nExample:\n  \
 printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
     )]
     Gomoku(GomokuArgs),
+    /// What this binary carries and sees: version, GPU kernels, the GPU or why none is usable.
+    #[command(
+        long_about = "What this binary carries and sees: its version, whether it embeds the GPU kernels \
+(PTX; a build without the pinned nightly runs on the CPU only), the GPU it would use or why none is usable, \
+and the CPU threads it would use."
+    )]
+    Info(InfoArgs),
+}
+
+#[derive(Args)]
+struct InfoArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -211,6 +225,7 @@ pub fn main() -> i32 {
         Command::Bench(a) => a.common.json,
         Command::Gomoku(a) => a.json,
         Command::No3line(a) => a.common.json,
+        Command::Info(a) => a.json,
     };
     let result = match cli.command {
         Command::Nqueens(args) => run_nqueens(args, cancel),
@@ -218,6 +233,7 @@ pub fn main() -> i32 {
         Command::Bench(args) => run_bench(args, cancel),
         Command::Gomoku(args) => run_gomoku(args),
         Command::No3line(args) => run_no3line(args, cancel),
+        Command::Info(args) => run_info(args),
     };
     match result {
         Ok(status) => status,
@@ -751,6 +767,46 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     })
 }
 
+fn run_info(args: InfoArgs) -> Result<i32, Error> {
+    let ptx = warpsearch::gpu::PTX;
+    let kernels = warpsearch::gpu::has_kernels();
+    let target = ptx
+        .lines()
+        .find_map(|line| line.trim().strip_prefix(".target "))
+        .map(str::trim);
+    let gpu = warpsearch::gpu::GpuDevice::open();
+    let threads = rayon::current_num_threads();
+    if args.json {
+        let value = serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "gpu_kernels": kernels,
+            "ptx_bytes": ptx.len(),
+            "ptx_target": target,
+            "gpu": gpu.as_ref().ok().map(|d| d.describe()),
+            "gpu_unavailable": gpu.as_ref().err().map(|e| e.to_string()),
+            "cpu_threads": threads,
+        });
+        println!("{value}");
+    } else {
+        println!("warpsearch {}", env!("CARGO_PKG_VERSION"));
+        if kernels {
+            println!(
+                "  GPU kernels: embedded ({} bytes of PTX for {})",
+                ptx.len(),
+                target.unwrap_or("?")
+            );
+        } else {
+            println!("  GPU kernels: not built into this binary (CPU only)");
+        }
+        match &gpu {
+            Ok(device) => println!("  GPU: {}", device.describe()),
+            Err(why) => println!("  GPU: none usable: {why}"),
+        }
+        println!("  CPU: {threads} threads");
+    }
+    Ok(0)
+}
+
 fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
     let text = if args.input == "-" {
         std::io::read_to_string(std::io::stdin())
@@ -763,6 +819,13 @@ fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
     })?;
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+    // The table from the disk cache (or built and cached): a second call starts at once.
+    let dir = gomoku::cache::default_dir();
+    if let (_, Some(gomoku::cache::Outcome::BuiltWithoutCache(why))) =
+        gomoku::table::Table::get_cached(args.rule, dir.as_deref())
+    {
+        eprintln!("note: gomoku table cache: {why}");
+    }
     let mut board = Board::new(args.rule);
     for (y, row) in position.iter().enumerate() {
         for (x, stone) in row.iter().enumerate() {

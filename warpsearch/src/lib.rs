@@ -4,7 +4,8 @@
 //!
 //! - [`nqueens`]: count all N-Queens solutions (total and unique), or find one for huge N.
 //! - [`gomoku`]: threat points of a 15×15 Gomoku board from skew-ternary line tables.
-//! - [`no3line`]: no-three-in-line configurations by symmetry class (CPU in this version).
+//! - [`no3line`]: no-three-in-line configurations by symmetry class, one warp per board on
+//!   the GPU and the same code on every CPU core.
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
 //! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress.
 

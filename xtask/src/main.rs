@@ -7,6 +7,7 @@
 //! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
 //! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
+//! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
 //! ```
 
@@ -14,6 +15,9 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use warpsearch_builder::Toolchain;
+
+mod fresh;
 
 /// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
@@ -30,7 +34,8 @@ fn main() -> ExitCode {
         Some("ptx") => ptx().map(|_| ()),
         Some("bench") => bench(&args[1..]),
         Some("carry") => carry(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry>".into()),
+        Some("fresh-check") => fresh::check(&root()),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry|fresh-check>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -46,6 +51,11 @@ fn root() -> PathBuf {
         .parent()
         .expect("xtask/ is in the workspace root")
         .to_path_buf()
+}
+
+/// The build's target folder: `$CARGO_TARGET_DIR`, else `target/` in the workspace.
+fn target_dir() -> PathBuf {
+    env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
 }
 
 fn cargo() -> Command {
@@ -64,43 +74,40 @@ fn status(command: &mut Command, what: &str) -> Result {
     }
 }
 
-/// The nightly named in kernels/rust-toolchain.toml.
-fn pinned_nightly() -> Result<String> {
-    let text = fs::read_to_string(root().join("kernels/rust-toolchain.toml"))
-        .map_err(|e| e.to_string())?;
-    text.lines()
-        .filter_map(|l| l.trim().strip_prefix("channel"))
-        .filter_map(|rest| rest.split('"').nth(1))
-        .map(str::to_string)
-        .next()
-        .ok_or_else(|| "kernels/rust-toolchain.toml names no channel".into())
+/// The nightly pinned in kernels/rust-toolchain.toml, with its components.
+fn kernel_toolchain() -> Result<Toolchain> {
+    Toolchain::pinned_in(&root().join("kernels")).map_err(|e| e.to_string())
 }
 
-/// Makes sure the pinned nightly with rust-src is installed, installing it when missing.
+/// Makes sure the pinned nightly and its components (rust-src, llvm-tools) are installed,
+/// installing them when something is missing, and verifies the result.
 fn ensure_nightly() -> Result {
-    let toolchain = pinned_nightly()?;
-    let installed = Command::new("rustup")
-        .args([
-            "component",
-            "list",
-            "--installed",
-            "--toolchain",
-            &toolchain,
-        ])
-        .output()
-        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("rust-src"))
-        .unwrap_or(false);
-    if installed {
+    let toolchain = kernel_toolchain()?;
+    if toolchain.check().is_ok() {
         return Ok(());
     }
-    // In the folder of kernels/rust-toolchain.toml, `rustup toolchain install` installs what it
-    // names, components included.
-    status(
-        Command::new("rustup")
-            .args(["toolchain", "install"])
-            .current_dir(root().join("kernels")),
-        &format!("installing {toolchain} (for the GPU kernels)"),
-    )
+    eprintln!(
+        "xtask: installing {} (for the GPU kernels): {}",
+        toolchain.channel,
+        toolchain.install_command()
+    );
+    toolchain.install().map_err(|e| e.to_string())?;
+    eprintln!("xtask: {} is installed and verified", toolchain.channel);
+    Ok(())
+}
+
+/// [`ensure_nightly`] for commands that can go on without the GPU kernels: true when the PTX
+/// can be required, else one warning and false (the build goes on CPU-only).
+fn nightly_or_cpu_only() -> bool {
+    match ensure_nightly() {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!(
+                "xtask: warning: {why}\nxtask: building without GPU kernels: this warpsearch runs on the CPU only"
+            );
+            false
+        }
+    }
 }
 
 /// Builds the release binary; with `require_ptx`, a PTX build failure is an error.
@@ -111,18 +118,11 @@ fn build_release(require_ptx: bool) -> Result<PathBuf> {
         command.env("WARPSEARCH_REQUIRE_PTX", "1");
     }
     status(&mut command, "building warpsearch (release)")?;
-    Ok(root().join("target/release/warpsearch"))
+    Ok(target_dir().join("release/warpsearch"))
 }
 
 fn run(args: &[String]) -> Result {
-    let gpu_ready = match ensure_nightly() {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("xtask: warning: {why}; building without GPU kernels (CPU only)");
-            false
-        }
-    };
-    let binary = build_release(gpu_ready)?;
+    let binary = build_release(nightly_or_cpu_only())?;
     let status = Command::new(binary)
         .args(args)
         .status()
@@ -179,13 +179,18 @@ fn test() -> Result {
     status(
         &mut tests,
         "cargo test --workspace --release -- --include-ignored",
-    )
+    )?;
+    if env::var_os("WARPSEARCH_SKIP_FRESH_CHECK").is_some() {
+        eprintln!("xtask: fresh-machine check skipped (WARPSEARCH_SKIP_FRESH_CHECK is set)");
+        return Ok(());
+    }
+    fresh::check(&root())
 }
 
 /// The plain C bitmap counter the CPU backend is compared with (benchmarks/nqueens_baseline.c),
 /// built with gcc -O3 -march=native and run for one N.
 fn bench_baseline(n: &str) -> Result {
-    let binary = root().join("target/nqueens_baseline");
+    let binary = target_dir().join("nqueens_baseline");
     status(
         Command::new("gcc")
             .args(["-O3", "-march=native", "-o"])
@@ -208,8 +213,8 @@ fn ptx() -> Result<PathBuf> {
         .args(["build", "--package", "warpsearch"])
         .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut build, "building the PTX")?;
-    let source = root().join("target/kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.s");
-    let out_dir = root().join("target/ptx");
+    let source = target_dir().join("kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.s");
+    let out_dir = target_dir().join("ptx");
     fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
     let ptx = out_dir.join("kernels.ptx");
     fs::copy(&source, &ptx).map_err(|e| format!("{}: {e}", source.display()))?;

@@ -38,52 +38,67 @@ impl Rule {
     }
 }
 
-/// The fast computation used to build the tables: after placing C at p, the run through p
-/// spans `[left, right]`; a q whose five contains p must be adjacent to that run, since every
-/// cell between p and q must hold C. So only `left − 1` and `right + 1` need checking.
+/// The fast computation used to build the tables (see [`threats_of_masks`]).
 pub fn threats(cells: &[Cell], color: Color, rule: Rule) -> LineThreats {
-    let len = cells.len();
-    let mine = |i: usize| cells[i] == Cell::Stone(color);
-    // Stones of `color` in a row ending just before / starting just after each cell.
-    let mut run_left = [0usize; 16];
-    let mut run_right = [0usize; 16];
-    for i in 0..len {
-        run_left[i + 1] = if mine(i) { run_left[i] + 1 } else { 0 };
-    }
-    for i in (0..len).rev() {
-        run_right[i] = if mine(i) { run_right[i + 1] + 1 } else { 0 };
-    }
-    // run_left[i] = stones in a row in cells < i ending at i − 1; run_right[i + 1] likewise after i.
-    let mut result = LineThreats::default();
-    for p in 0..len {
-        if cells[p] != Cell::Empty {
-            continue;
+    let (mut mine, mut empty) = (0u16, 0u16);
+    for (i, cell) in cells.iter().enumerate().take(16) {
+        match cell {
+            Cell::Empty => empty |= 1 << i,
+            Cell::Stone(c) if *c == color => mine |= 1 << i,
+            Cell::Stone(_) => {}
         }
-        let (before, after) = (run_left[p], run_right[p + 1]);
-        let length = before + 1 + after;
-        if rule.is_five(length) {
-            result.five |= 1 << p;
-            continue;
-        }
-        let (left, right) = (p - before, p + after);
-        let extends = |q: Option<usize>, beyond: usize| -> bool {
-            q.is_some_and(|q| {
-                q < len && cells[q] == Cell::Empty && rule.is_five(length + 1 + beyond)
-            })
+    }
+    threats_of_masks(mine, empty, rule)
+}
+
+/// The threats of one color on a line given as masks (bit i = cell i): `mine` the color's
+/// stones, `empty` the empty cells; cells in neither are the other color's or off the line.
+///
+/// Bit-parallel over the cells: `at_least_before[k]` has bit p when the k cells before p all
+/// hold the color (`after` likewise), so each run length is a few shifts and ANDs. A cell p
+/// with exactly `a` stones before it and `b` after makes a run of a + 1 + b: a five when that is
+/// 5 (or ≥ 5 in freestyle). Otherwise, with a + b ≤ 3, it is an open-four point when the empty
+/// cells at both ends of that run, q = p − a − 1 and q' = p + b + 1, would each complete a five
+/// together with the stones beyond them: only those two cells can, since every cell between p
+/// and a completing cell must hold the color.
+pub fn threats_of_masks(mine: u16, empty: u16, rule: Rule) -> LineThreats {
+    let (mine, empty) = (u32::from(mine), u32::from(empty));
+    let mut before = [u32::MAX; 6];
+    let mut after = [u32::MAX; 6];
+    for k in 1..6 {
+        before[k] = before[k - 1] & (mine << k);
+        after[k] = after[k - 1] & (mine >> k);
+    }
+    let exactly_before = |k: usize| before[k] & !before[k + 1];
+    let exactly_after = |k: usize| after[k] & !after[k + 1];
+    let mut five = 0;
+    for a in 0..5 {
+        five |= match rule {
+            Rule::Freestyle => before[a] & after[4 - a],
+            Rule::Standard => exactly_before(a) & exactly_after(4 - a),
         };
-        let left_q = left.checked_sub(1);
-        let left_beyond = left_q.map_or(0, |q| run_left[q]);
-        let right_q = right + 1;
-        let right_beyond = if right_q < len {
-            run_right[right_q + 1]
-        } else {
-            0
-        };
-        if extends(left_q, left_beyond) && extends(Some(right_q), right_beyond) {
-            result.open_four |= 1 << p;
+    }
+    five &= empty;
+    let mut open_four = 0;
+    for a in 0..4 {
+        for b in 0..4 - a {
+            // An end cell completes a five with `needed` more stones beyond it (exactly that
+            // many in the standard rule).
+            let needed = 3 - a - b;
+            let (left, right) = match rule {
+                Rule::Freestyle => (before[needed], after[needed]),
+                Rule::Standard => (exactly_before(needed), exactly_after(needed)),
+            };
+            open_four |= exactly_before(a)
+                & exactly_after(b)
+                & ((empty & left) << (a + 1))
+                & ((empty & right) >> (b + 1));
         }
     }
-    result
+    LineThreats {
+        five: five as u16,
+        open_four: (open_four & empty & !five) as u16,
+    }
 }
 
 /// The definitions applied literally, for tests: every empty p, every empty q, on copies of

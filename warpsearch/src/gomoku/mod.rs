@@ -16,6 +16,7 @@
 //! updated by `make`/`unmake` with four additions. `threats` reads one table entry per line
 //! that holds a stone and collects the set bits. Definitions: [`line`]. Encoding: [`table`].
 
+pub mod cache;
 pub mod line;
 pub mod parse;
 pub mod reference;

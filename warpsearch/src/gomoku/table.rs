@@ -10,10 +10,12 @@
 //! the line: 60 bits. At 8 bytes an entry two rules would take 344 MB, so an entry is a `u16`
 //! index into a small dictionary of the distinct threat patterns (43 MB a rule).
 
-use super::line::{Cell, LineThreats, threats};
+use super::cache::Outcome;
+use super::line::{Cell, LineThreats, threats_of_masks};
 use super::{Color, Rule};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -37,26 +39,39 @@ pub const fn empty_line_code(length: usize) -> u32 {
 }
 
 /// Decodes a code into its cells (the line's cell i is digit `LINE − length + i`).
-/// Greedy from the top digit: the lower digits of a skew-ternary numeral are worth less than
-/// the next weight, so each digit is the quotient.
 pub fn decode(code: u32) -> Vec<Cell> {
-    let mut rest = code;
+    let mut cells = [Cell::Empty; LINE];
+    let length = decode_into(code, &mut cells);
+    cells[..length].to_vec()
+}
+
+/// [`decode`] without allocating: writes the cells to the front of `cells` and returns the
+/// line's length. Greedy from the top digit: the lower digits of a skew-ternary numeral are
+/// worth less than the next weight, so each digit is the quotient.
+pub fn decode_into(code: u32, cells: &mut [Cell; LINE]) -> usize {
+    let mut rest = code.min(CODES as u32 - 1);
     let mut digits = [0u32; LINE];
     for k in (0..LINE).rev() {
         digits[k] = rest / WEIGHTS[k];
         rest -= digits[k] * WEIGHTS[k];
     }
-    let edge = digits.iter().rposition(|&d| d == 3);
-    let first = edge.map_or(0, |e| e + 1);
-    digits[first..]
-        .iter()
-        .map(|&d| match d {
+    let first = digits.iter().rposition(|&d| d == 3).map_or(0, |e| e + 1);
+    for (cell, &digit) in cells.iter_mut().zip(&digits[first..]) {
+        *cell = match digit {
             0 => Cell::Empty,
             1 => Cell::Stone(Color::White),
             _ => Cell::Stone(Color::Black),
-        })
-        .collect()
+        };
+    }
+    LINE - first
 }
+
+static EMPTY: Pattern = Pattern {
+    by_color: [LineThreats {
+        five: 0,
+        open_four: 0,
+    }; 2],
+};
 
 /// The threats of one line for both colors, with masks over *digits* (so that a lookup can map
 /// digit → board cell without knowing the line's length).
@@ -71,6 +86,75 @@ impl Pattern {
     pub fn is_empty(&self) -> bool {
         self.by_color.iter().all(|t| t.five | t.open_four == 0)
     }
+
+    /// The four masks in one word (for interning and for the on-disk cache).
+    pub fn to_bits(self) -> u64 {
+        let [black, white] = self.by_color;
+        u64::from(black.five)
+            | u64::from(black.open_four) << 16
+            | u64::from(white.five) << 32
+            | u64::from(white.open_four) << 48
+    }
+
+    /// The inverse of [`Pattern::to_bits`].
+    pub fn from_bits(bits: u64) -> Pattern {
+        let mask = |shift: u32| (bits >> shift) as u16;
+        Pattern {
+            by_color: [
+                LineThreats {
+                    five: mask(0),
+                    open_four: mask(16),
+                },
+                LineThreats {
+                    five: mask(32),
+                    open_four: mask(48),
+                },
+            ],
+        }
+    }
+}
+
+/// The skew-ternary digits of a code, lowest first.
+fn digits_of(code: u32) -> [u8; LINE] {
+    let mut rest = code.min(CODES as u32 - 1);
+    let mut digits = [0u8; LINE];
+    for k in (0..LINE).rev() {
+        digits[k] = (rest / WEIGHTS[k]) as u8;
+        rest -= u32::from(digits[k]) * WEIGHTS[k];
+    }
+    digits
+}
+
+/// Steps `digits` to the next code: a skew-ternary numeral's lowest non-zero digit is the
+/// only one that may be 3, and 3·w_k + 1 = w_(k+1), so a 3 carries into the next digit
+/// (everything below it is already zero); otherwise digit 0 goes up by one.
+fn next_code(digits: &mut [u8; LINE]) {
+    match digits.iter().position(|&d| d != 0) {
+        Some(k) if digits[k] == 3 && k + 1 < LINE => {
+            digits[k] = 0;
+            digits[k + 1] += 1;
+        }
+        _ => digits[0] += 1,
+    }
+}
+
+/// The threat pattern of a code given by its digits (the table build's inner loop): digit k
+/// is bit k of the masks, so no shift is needed; the digits below the edge digit 3 are off
+/// the line, neither stones nor empty.
+fn pattern_of_digits(digits: &[u8; LINE], rule: Rule) -> Pattern {
+    let (mut black, mut white, mut empty) = (0u16, 0u16, 0u16);
+    for (k, &digit) in digits.iter().enumerate().rev() {
+        match digit {
+            0 => empty |= 1 << k,
+            1 => white |= 1 << k,
+            2 => black |= 1 << k,
+            _ => break,
+        }
+    }
+    let mut pattern = Pattern::default();
+    pattern.by_color[Color::Black.index()] = threats_of_masks(black, empty, rule);
+    pattern.by_color[Color::White.index()] = threats_of_masks(white, empty, rule);
+    pattern
 }
 
 /// The threat pattern of a decoded line, shifted to digit positions.
@@ -102,22 +186,42 @@ pub struct Table {
 }
 
 impl Table {
-    /// The threats of the line with this code (`code < CODES`).
+    /// The threats of the line with this code; a number ≥ [`CODES`] is no line and has the
+    /// empty pattern.
     #[inline]
     pub fn lookup(&self, code: u32) -> &Pattern {
-        &self.patterns[self.index[code as usize] as usize]
+        self.pattern(self.index_of(code))
     }
 
-    /// The pattern index of a code (`code < CODES`); 0 is the empty pattern.
+    /// The pattern index of a code; 0 is the empty pattern (also for numbers ≥ [`CODES`]).
     #[inline]
     pub fn index_of(&self, code: u32) -> u16 {
-        self.index[code as usize]
+        self.index.get(code as usize).copied().unwrap_or(0)
     }
 
-    /// The pattern with this index.
+    /// The pattern with this index (the empty pattern for an index past the last).
     #[inline]
     pub fn pattern(&self, index: u16) -> &Pattern {
-        &self.patterns[index as usize]
+        self.patterns.get(usize::from(index)).unwrap_or(&EMPTY)
+    }
+
+    /// The distinct patterns, the empty one first.
+    pub fn patterns(&self) -> &[Pattern] {
+        &self.patterns
+    }
+
+    /// The pattern index of every code.
+    pub fn indices(&self) -> &[u16] {
+        &self.index
+    }
+
+    /// A table from its parts (the disk cache checks them first).
+    pub(crate) fn from_parts(index: Vec<u16>, patterns: Vec<Pattern>, build_seconds: f64) -> Table {
+        Table {
+            index,
+            patterns,
+            build_seconds,
+        }
     }
 
     /// Distinct threat patterns.
@@ -130,27 +234,36 @@ impl Table {
         self.index.len() * 2 + self.patterns.len() * std::mem::size_of::<Pattern>()
     }
 
-    /// Builds the table on every core: patterns are computed in parallel chunks and interned
-    /// in order, so the build never holds more than one chunk of full patterns.
+    /// Builds the table on every core: the patterns of a chunk of codes are computed in
+    /// parallel (decoded into a stack array, as one word each), then interned in code order,
+    /// so pattern indices do not depend on the number of threads.
     pub fn build(rule: Rule) -> Table {
         let started = Instant::now();
         let mut index = vec![0u16; CODES];
         let mut patterns = vec![Pattern::default()];
-        let mut known: HashMap<Pattern, u16> = HashMap::from([(Pattern::default(), 0)]);
+        let mut known: FxHashMap<u64, u16> = FxHashMap::default();
+        known.insert(0, 0);
         const CHUNK: usize = 1 << 20;
+        let mut keys = vec![0u64; CHUNK];
         for (chunk_index, out) in index.chunks_mut(CHUNK).enumerate() {
             let base = chunk_index * CHUNK;
-            let chunk: Vec<Pattern> = (0..out.len())
-                .into_par_iter()
-                .map(|i| pattern_of(&decode((base + i) as u32), rule, threats))
-                .collect();
-            for (slot, pattern) in out.iter_mut().zip(chunk) {
-                if pattern.is_empty() {
+            let keys = &mut keys[..out.len()];
+            keys.par_chunks_mut(4096)
+                .enumerate()
+                .for_each(|(block, keys)| {
+                    let mut digits = digits_of((base + block * 4096) as u32);
+                    for key in keys.iter_mut() {
+                        *key = pattern_of_digits(&digits, rule).to_bits();
+                        next_code(&mut digits);
+                    }
+                });
+            for (slot, &key) in out.iter_mut().zip(keys.iter()) {
+                if key == 0 {
                     continue;
                 }
                 let next = patterns.len();
-                *slot = *known.entry(pattern).or_insert_with(|| {
-                    patterns.push(pattern);
+                *slot = *known.entry(key).or_insert_with(|| {
+                    patterns.push(Pattern::from_bits(key));
                     // The number of distinct patterns is a constant of the encoding — 9389
                     // (freestyle) and 4158 (standard), measured by the exhaustive test — so
                     // it always fits; a change that broke this would fail that test.
@@ -165,13 +278,30 @@ impl Table {
         }
     }
 
-    /// The table of `rule`, built on first use and kept for the life of the process.
-    pub fn get(rule: Rule) -> &'static Table {
+    fn slot(rule: Rule) -> &'static OnceLock<Table> {
         static FREESTYLE: OnceLock<Table> = OnceLock::new();
         static STANDARD: OnceLock<Table> = OnceLock::new();
         match rule {
-            Rule::Freestyle => FREESTYLE.get_or_init(|| Table::build(Rule::Freestyle)),
-            Rule::Standard => STANDARD.get_or_init(|| Table::build(Rule::Standard)),
+            Rule::Freestyle => &FREESTYLE,
+            Rule::Standard => &STANDARD,
         }
+    }
+
+    /// The table of `rule`, built on first use and kept for the life of the process.
+    pub fn get(rule: Rule) -> &'static Table {
+        Self::slot(rule).get_or_init(|| Table::build(rule))
+    }
+
+    /// [`Table::get`] through the disk cache in `dir` ([`super::cache`]): the first use in a
+    /// process loads the table from there, or builds and stores it. The outcome is returned
+    /// when this call was the first use (later [`Table::get`] calls share the same table).
+    pub fn get_cached(rule: Rule, dir: Option<&Path>) -> (&'static Table, Option<Outcome>) {
+        let mut outcome = None;
+        let table = Self::slot(rule).get_or_init(|| {
+            let (table, how) = super::cache::load_or_build(dir, rule);
+            outcome = Some(how);
+            table
+        });
+        (table, outcome)
     }
 }

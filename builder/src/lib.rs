@@ -1,0 +1,530 @@
+//! Compiles a `no_std` kernel crate to PTX with the nightly it pins, from a `build.rs` or a
+//! build driver, and installs that nightly robustly.
+//!
+//! The kernels are built by rustc's own `nvptx64-nvidia-cuda` backend. That needs a nightly
+//! (`-Zbuild-std=core`), while the host crates build on stable, so the kernel crate names its
+//! nightly in its own `rust-toolchain.toml` and this crate runs a nested
+//! `rustup run <nightly> cargo rustc --target nvptx64-nvidia-cuda` in that crate's folder.
+//!
+//! Two things make that fragile, and both are handled here:
+//! - A build script or `cargo xtask` runs under the cargo proxy, which sets `RUSTUP_TOOLCHAIN`
+//!   (and the outer cargo sets `CARGO_*`, `RUSTC`, `RUSTFLAGS`, …). A child `rustup` or
+//!   `cargo` that inherits them installs or uses the wrong toolchain, so every child started
+//!   here gets a cleaned environment ([`rustup`]) and names its toolchain explicitly.
+//! - A failed kernel build must not end in a panic and a backtrace: every failure is a
+//!   [`BuildError`] whose message says the cause and the command that fixes it.
+//!
+//! ```no_run
+//! // build.rs of a crate whose kernels live in ../my-kernels
+//! let ptx = warpsearch_builder::Builder::new("../my-kernels").embed("kernels.ptx", false);
+//! # let _ = ptx;
+//! ```
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Oldest GPU architecture the PTX targets by default (Ampere).
+pub const DEFAULT_TARGET_CPU: &str = "sm_80";
+
+/// Why the kernels could not be built. Each message names the cause and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// `rustup` is not on the PATH, so no pinned toolchain can be used or installed.
+    #[error(
+        "rustup was not found ({0}); the GPU kernels need rustup to run the pinned nightly: install rustup from https://rustup.rs"
+    )]
+    NoRustup(String),
+    /// The pinned toolchain, or one of its components, is not installed.
+    #[error("{what} is not installed; run `{fix}` (or `cargo xtask run …`, which installs it)")]
+    Missing {
+        /// The toolchain or component that is missing.
+        what: String,
+        /// The command that installs it.
+        fix: String,
+    },
+    /// `rustup toolchain install` failed (no network, say).
+    #[error("installing {toolchain} failed: {detail}; retry with `{fix}` when online")]
+    InstallFailed {
+        /// The toolchain.
+        toolchain: String,
+        /// The end of rustup's output, or why it could not start.
+        detail: String,
+        /// The command that installs it.
+        fix: String,
+    },
+    /// The kernel crate did not compile to PTX.
+    #[error("compiling {krate} to PTX failed: {detail}")]
+    Compile {
+        /// The kernel crate's folder.
+        krate: String,
+        /// The first error lines of the compiler.
+        detail: String,
+    },
+    /// A configuration file could not be read or understood.
+    #[error("{path}: {detail}")]
+    Config {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Reading or writing a file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// A `rustup` command whose environment carries no toolchain override from the process that
+/// starts it: `RUSTUP_TOOLCHAIN` (set by the cargo proxy), the outer cargo's `CARGO_*` settings
+/// (`CARGO_HOME` is kept: it says where the registry is), `RUSTC*`, `RUSTDOC*` and `RUSTFLAGS`.
+pub fn rustup() -> Command {
+    let mut command = Command::new("rustup");
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy();
+        let outer_cargo = key.starts_with("CARGO") && key != "CARGO_HOME";
+        if outer_cargo
+            || key.starts_with("RUSTC")
+            || key.starts_with("RUSTDOC")
+            || key == "RUSTFLAGS"
+            || key == "RUSTUP_TOOLCHAIN"
+        {
+            command.env_remove(key.as_ref());
+        }
+    }
+    command
+}
+
+/// The toolchain a kernel crate pins in its `rust-toolchain.toml`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toolchain {
+    /// e.g. `nightly-2026-05-20`.
+    pub channel: String,
+    /// e.g. `rust-src`, `llvm-tools`.
+    pub components: Vec<String>,
+    /// The rustup profile to install with (`minimal` when the file names none).
+    pub profile: String,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolchainFile {
+    toolchain: ToolchainSection,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolchainSection {
+    channel: String,
+    #[serde(default)]
+    components: Vec<String>,
+    profile: Option<String>,
+}
+
+impl Toolchain {
+    /// Reads `dir/rust-toolchain.toml`.
+    pub fn pinned_in(dir: &Path) -> Result<Toolchain, BuildError> {
+        let path = dir.join("rust-toolchain.toml");
+        let text = fs::read_to_string(&path).map_err(|source| BuildError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|detail| BuildError::Config {
+            path: path.display().to_string(),
+            detail,
+        })
+    }
+
+    /// Parses the text of a `rust-toolchain.toml`.
+    pub fn parse(text: &str) -> Result<Toolchain, String> {
+        let file: ToolchainFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let section = file.toolchain;
+        if section.channel.trim().is_empty() {
+            return Err("the [toolchain] channel is empty".into());
+        }
+        Ok(Toolchain {
+            channel: section.channel,
+            components: section.components,
+            profile: section.profile.unwrap_or_else(|| "minimal".into()),
+        })
+    }
+
+    /// The arguments of `rustup` that install this toolchain with its components.
+    pub fn install_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = ["toolchain", "install", &self.channel, "--profile"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.push(self.profile.clone());
+        for component in &self.components {
+            args.push("--component".into());
+            args.push(component.clone());
+        }
+        args.push("--no-self-update".into());
+        args
+    }
+
+    /// The install command as a user would type it.
+    pub fn install_command(&self) -> String {
+        format!("rustup {}", self.install_args().join(" "))
+    }
+
+    /// Checks that the toolchain and every component it names are installed.
+    pub fn check(&self) -> Result<(), BuildError> {
+        let output = rustup()
+            .args(["component", "list", "--installed", "--toolchain"])
+            .arg(&self.channel)
+            .output()
+            .map_err(|e| BuildError::NoRustup(e.to_string()))?;
+        if !output.status.success() {
+            return Err(BuildError::Missing {
+                what: format!("the toolchain {}", self.channel),
+                fix: self.install_command(),
+            });
+        }
+        let installed = String::from_utf8_lossy(&output.stdout);
+        for component in &self.components {
+            // Installed components carry their host triple: `llvm-tools-x86_64-unknown-linux-gnu`.
+            let present = installed.lines().map(str::trim).any(|line| {
+                line == component
+                    || line
+                        .strip_prefix(component.as_str())
+                        .is_some_and(|rest| rest.starts_with('-') && rest.contains("-unknown-"))
+            });
+            if !present {
+                return Err(BuildError::Missing {
+                    what: format!("the component {component} of {}", self.channel),
+                    fix: self.install_command(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Installs the toolchain with its components (whatever toolchain override the calling
+    /// process runs under), then checks that everything is there.
+    pub fn install(&self) -> Result<(), BuildError> {
+        let failed = |detail: String| BuildError::InstallFailed {
+            toolchain: self.channel.clone(),
+            detail,
+            fix: self.install_command(),
+        };
+        let output = rustup()
+            .args(self.install_args())
+            .output()
+            .map_err(|e| BuildError::NoRustup(e.to_string()))?;
+        if !output.status.success() {
+            return Err(failed(last_lines(&output.stderr, 4)));
+        }
+        self.check()
+            .map_err(|e| failed(format!("rustup succeeded but {e}")))
+    }
+
+    /// Checks the toolchain and installs it when something is missing; true when it installed.
+    pub fn ensure(&self) -> Result<bool, BuildError> {
+        match self.check() {
+            Ok(()) => Ok(false),
+            Err(BuildError::NoRustup(why)) => Err(BuildError::NoRustup(why)),
+            Err(_) => self.install().map(|()| true),
+        }
+    }
+}
+
+/// The last `count` non-empty lines of a command's output, joined by " | ".
+fn last_lines(output: &[u8], count: usize) -> String {
+    let text = String::from_utf8_lossy(output);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(count)..].join(" | ")
+}
+
+/// The first error lines of a compiler's output (or its last lines when none says "error").
+fn first_errors(output: &[u8]) -> String {
+    let text = String::from_utf8_lossy(output);
+    let errors: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("error"))
+        .filter(|l| !l.trim().is_empty())
+        .take(8)
+        .collect();
+    if errors.is_empty() {
+        last_lines(output, 8)
+    } else {
+        errors.join(" | ")
+    }
+}
+
+/// What [`Builder::embed`] put into `OUT_DIR`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Embedded {
+    /// The PTX was built (or taken from the override variable) and written.
+    Ptx(PathBuf),
+    /// The PTX could not be built; an empty file was written and cargo was warned once.
+    CpuOnly(String),
+}
+
+/// Compiles one kernel crate to PTX.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    krate: PathBuf,
+    target_cpu: String,
+    target_dir: Option<PathBuf>,
+    env_prefix: String,
+}
+
+impl Builder {
+    /// A builder for the kernel crate in `krate` (the folder of its `Cargo.toml` and
+    /// `rust-toolchain.toml`), relative to the current folder (a build script's is its
+    /// package's folder).
+    pub fn new(krate: impl Into<PathBuf>) -> Builder {
+        Builder {
+            krate: krate.into(),
+            target_cpu: DEFAULT_TARGET_CPU.into(),
+            target_dir: None,
+            env_prefix: "WARPSEARCH".into(),
+        }
+    }
+
+    /// The GPU architecture the PTX targets (`sm_80` by default).
+    pub fn target_cpu(mut self, arch: &str) -> Builder {
+        self.target_cpu = arch.into();
+        self
+    }
+
+    /// Where the nested cargo builds (by default `target/kernels` beside the outer build's
+    /// target folder, or `$CARGO_TARGET_DIR/kernels`).
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Builder {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// The prefix of the environment variables [`Builder::embed`] reads: `<PREFIX>_PTX`
+    /// (use this PTX file), `<PREFIX>_SKIP_PTX` (build CPU-only) and `<PREFIX>_REQUIRE_PTX`
+    /// (fail instead of building CPU-only). `WARPSEARCH` by default.
+    pub fn env_prefix(mut self, prefix: &str) -> Builder {
+        self.env_prefix = prefix.into();
+        self
+    }
+
+    /// The toolchain the kernel crate pins.
+    pub fn toolchain(&self) -> Result<Toolchain, BuildError> {
+        Toolchain::pinned_in(&self.krate)
+    }
+
+    /// The file name rustc gives the PTX: the crate's library name with `.s`.
+    fn library_name(&self) -> Result<String, BuildError> {
+        #[derive(serde::Deserialize)]
+        struct Manifest {
+            package: Package,
+            lib: Option<Lib>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Package {
+            name: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Lib {
+            name: Option<String>,
+        }
+        let path = self.krate.join("Cargo.toml");
+        let text = fs::read_to_string(&path).map_err(|source| BuildError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| BuildError::Config {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        Ok(manifest
+            .lib
+            .and_then(|lib| lib.name)
+            .unwrap_or(manifest.package.name)
+            .replace('-', "_"))
+    }
+
+    fn resolved_target_dir(&self) -> PathBuf {
+        if let Some(dir) = &self.target_dir {
+            return dir.clone();
+        }
+        if let Some(dir) = env::var_os("CARGO_TARGET_DIR") {
+            return PathBuf::from(dir).join("kernels");
+        }
+        self.krate
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("target")
+            .join("kernels")
+    }
+
+    /// Builds the PTX and returns the path of the file rustc wrote. Checks the toolchain first
+    /// (it does not install it: see [`Toolchain::ensure`]).
+    pub fn build(&self) -> Result<PathBuf, BuildError> {
+        let toolchain = self.toolchain()?;
+        toolchain.check()?;
+        let target_dir = self.resolved_target_dir();
+        let library = self.library_name()?;
+        let mut cargo = rustup();
+        cargo
+            .current_dir(&self.krate)
+            .args(["run", &toolchain.channel, "cargo", "rustc", "--quiet"])
+            .args([
+                "--lib",
+                "--profile",
+                "ptx",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Zbuild-std=core",
+                "--crate-type",
+                "cdylib",
+                "--target-dir",
+            ])
+            .arg(&target_dir)
+            .args(["--", "--emit=asm", "-Zno-link"])
+            .env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                format!("-Ctarget-cpu={}", self.target_cpu),
+            );
+        let output = cargo
+            .output()
+            .map_err(|e| BuildError::NoRustup(e.to_string()))?;
+        if !output.status.success() {
+            return Err(BuildError::Compile {
+                krate: self.krate.display().to_string(),
+                detail: first_errors(&output.stderr),
+            });
+        }
+        Ok(target_dir
+            .join("nvptx64-nvidia-cuda")
+            .join("ptx")
+            .join("deps")
+            .join(format!("{library}.s")))
+    }
+
+    /// For a build script: writes the PTX to `$OUT_DIR/<file>` (include it with
+    /// `include_str!(concat!(env!("OUT_DIR"), "/<file>"))`) and tells cargo when to rerun.
+    ///
+    /// When the PTX cannot be built, an empty file is written and cargo shows one warning
+    /// with the cause and the fix, so the crate builds CPU-only; with `required` (or
+    /// `<PREFIX>_REQUIRE_PTX` set) the build fails instead, with the same one-line message
+    /// and no backtrace.
+    pub fn embed(&self, file: &str, required: bool) -> Embedded {
+        let prefix = &self.env_prefix;
+        for suffix in ["PTX", "REQUIRE_PTX", "SKIP_PTX"] {
+            println!("cargo:rerun-if-env-changed={prefix}_{suffix}");
+        }
+        println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
+        for watched in ["src", "Cargo.toml", "rust-toolchain.toml"] {
+            println!(
+                "cargo:rerun-if-changed={}",
+                self.krate.join(watched).display()
+            );
+        }
+        let required = required || env::var_os(format!("{prefix}_REQUIRE_PTX")).is_some();
+        let out = match env::var_os("OUT_DIR") {
+            Some(dir) => PathBuf::from(dir).join(file),
+            None => {
+                let why = "Builder::embed runs only in a build script (no OUT_DIR)";
+                println!("cargo::error={why}");
+                return Embedded::CpuOnly(why.into());
+            }
+        };
+        let result = if let Some(path) = env::var_os(format!("{prefix}_PTX")) {
+            println!("cargo:rerun-if-changed={}", Path::new(&path).display());
+            fs::copy(&path, &out)
+                .map(|_| ())
+                .map_err(|source| BuildError::Io {
+                    path: format!("{prefix}_PTX={}", Path::new(&path).display()),
+                    source,
+                })
+        } else if env::var_os(format!("{prefix}_SKIP_PTX")).is_some() {
+            Err(BuildError::Config {
+                path: format!("{prefix}_SKIP_PTX"),
+                detail: "set, so the kernels are not built".into(),
+            })
+        } else {
+            self.build().and_then(|ptx| {
+                fs::copy(&ptx, &out)
+                    .map(|_| ())
+                    .map_err(|source| BuildError::Io {
+                        path: ptx.display().to_string(),
+                        source,
+                    })
+            })
+        };
+        match result {
+            Ok(()) => Embedded::Ptx(out),
+            Err(error) if required => {
+                // `cargo::error` fails the build with this one line: no backtrace, and (as the
+                // script itself exits normally) no dump of the script's output.
+                println!("cargo::error=GPU kernels not built: {error}");
+                Embedded::CpuOnly(error.to_string())
+            }
+            Err(error) => {
+                println!(
+                    "cargo:warning=GPU kernels not built, so this build runs on the CPU only: {error}"
+                );
+                if let Err(e) = fs::write(&out, "") {
+                    println!("cargo::error={}: {e}", out.display());
+                }
+                Embedded::CpuOnly(error.to_string())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_pinned_toolchain_with_components_and_profile() {
+        let toolchain = Toolchain::parse(
+            "[toolchain]\nchannel = \"nightly-2026-05-20\"\ncomponents = [\"rust-src\", \"llvm-tools\"]\nprofile = \"minimal\"\n",
+        )
+        .unwrap();
+        assert_eq!(toolchain.channel, "nightly-2026-05-20");
+        assert_eq!(toolchain.components, ["rust-src", "llvm-tools"]);
+        assert_eq!(
+            toolchain.install_command(),
+            "rustup toolchain install nightly-2026-05-20 --profile minimal --component rust-src --component llvm-tools --no-self-update"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_channel_is_an_error_not_a_panic() {
+        assert!(Toolchain::parse("[toolchain]\ncomponents = []\n").is_err());
+        assert!(Toolchain::parse("channel = \"x\"").is_err());
+        assert!(Toolchain::parse("[toolchain]\nchannel = \"\"\n").is_err());
+    }
+
+    #[test]
+    fn the_child_rustup_inherits_no_toolchain_override() {
+        // SAFETY: this test is the only code in this test binary that touches these variables.
+        unsafe {
+            env::set_var("RUSTUP_TOOLCHAIN", "stable");
+            env::set_var("RUSTC", "/somewhere/rustc");
+        }
+        let command = rustup();
+        let removed: Vec<_> = command
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(key, _)| key.to_string_lossy().into_owned())
+            .collect();
+        assert!(removed.contains(&"RUSTUP_TOOLCHAIN".to_string()));
+        assert!(removed.contains(&"RUSTC".to_string()));
+        assert!(!removed.contains(&"CARGO_HOME".to_string()));
+    }
+
+    #[test]
+    fn error_lines_are_extracted() {
+        let out =
+            b"   Compiling x\nwarning: w\nerror[E0425]: cannot find value\n --> src/lib.rs:1\n";
+        assert_eq!(
+            first_errors(out),
+            "error[E0425]: cannot find value |  --> src/lib.rs:1"
+        );
+        assert_eq!(last_lines(b"a\n\nb\nc\n", 2), "b | c");
+    }
+}
