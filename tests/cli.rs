@@ -327,3 +327,246 @@ fn info_says_whether_the_gpu_kernels_are_embedded() {
         assert!(value["gpu_unavailable"].as_str().is_some());
     }
 }
+
+/// Sends SIGINT to a running child (as Ctrl-C does) and returns its output.
+fn interrupt_after(mut child: std::process::Child, millis: u64) -> Output {
+    std::thread::sleep(std::time::Duration::from_millis(millis));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    child.stdin.take();
+    child.wait_with_output().expect("the child ends")
+}
+
+#[test]
+fn a_closed_or_full_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let cases: [&[&str]; 3] = [
+        &["nqueens", "12", "--backend", "cpu"],
+        &[
+            "bench",
+            "nqueens",
+            "--from",
+            "8",
+            "--to",
+            "12",
+            "--backend",
+            "cpu",
+        ],
+        &["no3line", "6", "--backend", "cpu"],
+    ];
+    for args in cases {
+        // A reader that is gone before the first line (`| true`).
+        let mut child = command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(141),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+        // A full device.
+        if std::path::Path::new("/dev/full").exists() {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let output = command().args(args).stdout(full).output().unwrap();
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+            assert!(
+                stderr(&output).contains("standard output"),
+                "{}",
+                stderr(&output)
+            );
+            assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+        }
+    }
+    let cache = std::env::temp_dir().join(format!("warpsearch-pipe-{}", std::process::id()));
+    let mut child = command()
+        .env("WARPSEARCH_CACHE_DIR", &cache)
+        .args(["gomoku", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        let _ = stdin.write_all(b"7,7\n");
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(141), "{}", stderr(&output));
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn random_dfs_limits_below_n_are_refused_not_searched_forever() {
+    for limit in ["7", "0"] {
+        let output = warpsearch(&[
+            "nqueens",
+            "8",
+            "--one",
+            "--method",
+            "random-dfs",
+            "--limit",
+            limit,
+            "--backend",
+            "cpu",
+        ]);
+        assert_eq!(output.status.code(), Some(1));
+        assert!(stderr(&output).contains("--limit"), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn ctrl_c_stops_gomoku_and_selftest_without_a_result() {
+    use std::process::Stdio;
+    // selftest with many warps on one thread runs for seconds; gomoku with an empty cache
+    // builds its table first.
+    let child = command()
+        .args([
+            "selftest",
+            "--warps",
+            "65536",
+            "--backend",
+            "cpu",
+            "--threads",
+            "1",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = interrupt_after(child, 300);
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("passed"), "{}", stdout(&output));
+    let cache = std::env::temp_dir().join(format!("warpsearch-ctrlc-{}", std::process::id()));
+    let mut child = command()
+        .env("WARPSEARCH_CACHE_DIR", &cache)
+        .args(["gomoku", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(b"7,7\n").unwrap();
+    }
+    let output = interrupt_after(child, 150);
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("black"), "{}", stdout(&output));
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn selftest_warps_must_be_a_real_amount() {
+    for warps in ["0", "4294967295"] {
+        let output = warpsearch(&["selftest", "--warps", warps, "--backend", "cpu"]);
+        assert_eq!(output.status.code(), Some(1), "{warps}");
+        assert!(stderr(&output).contains("--warps"), "{}", stderr(&output));
+        assert!(!stdout(&output).contains("passed"));
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_an_existing_out_file_alone() {
+    let dir = std::env::temp_dir().join(format!("warpsearch-keep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let keep = dir.join("keep.txt");
+    std::fs::write(&keep, "precious\n").unwrap();
+    let output = warpsearch(&[
+        "no3line",
+        "6",
+        "--out",
+        keep.to_str().unwrap(),
+        "--svg",
+        "/etc/passwd",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "precious\n");
+    // No temporary file is left behind, and a successful run replaces the file whole.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let output = warpsearch(&["nqueens", "8", "--one", "--out", keep.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&keep).unwrap().lines().count(), 8);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gpu_backend_for_a_cpu_only_method_is_an_error() {
+    let output = warpsearch(&["nqueens", "8", "--one", "--backend", "gpu"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("CPU only"), "{}", stderr(&output));
+}
+
+#[test]
+fn errors_follow_one_contract_with_and_without_json() {
+    // Usage errors: one line on stderr, exit 2; with --json also one JSON object on stdout.
+    for args in [
+        &["nqueens"][..],
+        &["nqueens", "x"],
+        &["nqueens", "8", "--bogus"],
+        &["bench", "random-dfs", "--from", "3"],
+    ] {
+        let output = warpsearch(args);
+        let text = stderr(&output);
+        assert_eq!(text.trim().lines().count(), 1, "{args:?}: {text}");
+        assert!(text.starts_with("error: "), "{text}");
+        assert!(stdout(&output).is_empty(), "{args:?}");
+        let mut with_json = args.to_vec();
+        with_json.push("--json");
+        let output = warpsearch(&with_json);
+        assert_eq!(stderr(&output).trim().lines().count(), 1, "{with_json:?}");
+        let value = json(&output);
+        assert!(value["error"].as_str().is_some(), "{value}");
+        assert_eq!(value["exit_code"], output.status.code().unwrap());
+    }
+    assert_eq!(warpsearch(&["nqueens"]).status.code(), Some(2));
+    // Run errors: the same, exit 1.
+    let output = warpsearch(&["nqueens", "99", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(json(&output)["exit_code"], 1);
+    assert_eq!(stderr(&output).trim().lines().count(), 1);
+}
+
+#[test]
+fn gomoku_errors_name_the_column_and_input_is_capped() {
+    let cache = test_cache_dir();
+    let output = warpsearch_with_input("1,1\n  3, 99\n", &["gomoku", "-"], &cache);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("line 2, column 6"),
+        "{}",
+        stderr(&output)
+    );
+    let output = warpsearch_with_input("12345678901234567890123,1\n", &["gomoku", "-"], &cache);
+    assert!(
+        stderr(&output).contains("off the board"),
+        "{}",
+        stderr(&output)
+    );
+    let zeros = "\0".repeat(2 << 20);
+    let output = warpsearch_with_input(&zeros, &["gomoku", "-"], &cache);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("KB of input"),
+        "{}",
+        stderr(&output)
+    );
+    if std::path::Path::new("/dev/zero").exists() {
+        let output = warpsearch(&["gomoku", "/dev/zero"]);
+        assert_eq!(output.status.code(), Some(1));
+    }
+}

@@ -10,6 +10,35 @@ use warpsearch::{Error, RunControl, selftest};
 
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells expect.
 const EXIT_INTERRUPTED: i32 = 130;
+/// Exit status when standard output was closed (128 + SIGPIPE), as `yes | head` gives.
+const EXIT_BROKEN_PIPE: i32 = 141;
+/// Exit status of a command line that cannot be parsed.
+const EXIT_USAGE: i32 = 2;
+/// The most input `gomoku` reads: a position is a few KB at most.
+const MAX_GOMOKU_INPUT: u64 = 1 << 20;
+
+/// `println!` that returns a closed or full standard output as an error instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(stdout_error)?
+    }};
+}
+
+/// `eprintln!` that ignores a closed standard error instead of panicking.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+fn stdout_error(source: std::io::Error) -> Error {
+    Error::Io {
+        path: "standard output".into(),
+        source,
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -183,12 +212,12 @@ struct BenchArgs {
     /// What to time.
     #[arg(value_enum)]
     problem: BenchProblem,
-    /// Smallest size.
-    #[arg(long, default_value_t = 8)]
-    from: u32,
-    /// Largest size.
-    #[arg(long, default_value_t = 16)]
-    to: u32,
+    /// Smallest size (default 8; not for random-dfs, whose cases are fixed).
+    #[arg(long)]
+    from: Option<u32>,
+    /// Largest size (default 16; not for random-dfs).
+    #[arg(long)]
+    to: Option<u32>,
     /// Runs per size; the table shows the median.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
@@ -209,7 +238,10 @@ enum BenchProblem {
 
 /// Runs the CLI and returns the process exit status.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
     // A first Ctrl-C asks the search to stop cleanly; a second one exits at once.
@@ -217,7 +249,7 @@ pub fn main() -> i32 {
         if flag.swap(true, Ordering::SeqCst) {
             std::process::exit(EXIT_INTERRUPTED);
         }
-        eprintln!("\nstopping (Ctrl-C again to quit at once)…");
+        note!("\nstopping (Ctrl-C again to quit at once)…");
     });
     let json = match &cli.command {
         Command::Nqueens(a) => a.common.json,
@@ -229,31 +261,84 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Nqueens(args) => run_nqueens(args, cancel),
-        Command::Selftest(args) => run_selftest(args),
+        Command::Selftest(args) => run_selftest(args, cancel),
         Command::Bench(args) => run_bench(args, cancel),
-        Command::Gomoku(args) => run_gomoku(args),
+        Command::Gomoku(args) => run_gomoku(args, cancel),
         Command::No3line(args) => run_no3line(args, cancel),
         Command::Info(args) => run_info(args),
     };
     match result {
         Ok(status) => status,
+        Err(Error::Io { path, source })
+            if path == "standard output" && source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            // The reader went away (`| head`): nothing left to say to anyone.
+            EXIT_BROKEN_PIPE
+        }
         Err(error) => {
-            if json {
-                println!("{}", serde_json::json!({ "error": error.to_string() }));
-            } else {
-                eprintln!("error: {error}");
-            }
-            match error {
+            let code = match error {
                 Error::Interrupted => EXIT_INTERRUPTED,
                 _ => 1,
-            }
+            };
+            report_error(&error.to_string(), code, json);
+            code
         }
     }
 }
 
+/// The error contract: one line on stderr, `error: …`; with `--json`, also one object
+/// `{"error": …, "exit_code": …}` on stdout, so a script reading stdout always gets JSON.
+fn report_error(message: &str, code: i32, json: bool) {
+    use std::io::Write as _;
+    let line = message.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let _ = writeln!(std::io::stderr(), "error: {line}");
+    if json {
+        let value = serde_json::json!({ "error": line, "exit_code": code });
+        let _ = writeln!(std::io::stdout(), "{value}");
+    }
+}
+
+/// A command line clap rejects: its first line and where to read more (exit 2); `--help` and
+/// `--version` print as usual (exit 0).
+fn usage_error(error: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        // Printing help can itself meet a closed pipe: nothing to do then.
+        let _ = error.print();
+        return 0;
+    }
+    if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = error.print();
+        return EXIT_USAGE;
+    }
+    // clap's message is the text before its "Usage:" block, sometimes over several lines.
+    let rendered = error.render().to_string();
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let joined = message.join(" ");
+    let first = match joined.trim_start_matches("error: ") {
+        "" => "invalid command line",
+        text => text,
+    };
+    let json = std::env::args().any(|a| a == "--json");
+    report_error(
+        &format!("{first} (see `warpsearch --help`)"),
+        EXIT_USAGE,
+        json,
+    );
+    EXIT_USAGE
+}
+
 fn select(common: &Common) -> Result<Selected, Error> {
     let selected = backend::select(common.backend, common.threads)?;
-    eprintln!("{}", selected.reason);
+    note!("{}", selected.reason);
     Ok(selected)
 }
 
@@ -275,22 +360,22 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         let mut value =
             serde_json::to_value(&counts).map_err(|e| Error::Verification(e.to_string()))?;
         value["nodes_per_second"] = serde_json::json!(rate.round());
-        println!("{value}");
+        out!("{value}");
     } else {
-        println!(
-            "{}-queens: {} solutions, {} unique",
+        out!(
+            "{}-queens: {}, {} unique",
             counts.n,
-            group(counts.total),
+            plural(counts.total, "solution"),
             group(counts.unique)
         );
-        println!(
-            "  backend {} · {:.3} s · {} nodes · {}",
+        out!(
+            "  backend {} · {} · {} nodes · {}",
             counts.backend,
-            counts.seconds,
+            seconds(counts.seconds),
             group(counts.nodes),
             per_second(rate, "nodes")
         );
-        println!(
+        out!(
             "  {}",
             match counts.known_match {
                 Some(true) => "matches the known values (OEIS A000170, A002562)",
@@ -309,20 +394,6 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
 
 fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     nqueens::check_n(args.n, args.method)?;
-    // Fail on an unwritable --out before the search, not after it.
-    let mut out = match &args.out {
-        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?),
-        None => None,
-    };
-    let backend = if args.method == Method::RandomDfs {
-        let selected = select(&args.common)?;
-        Some(selected.backend)
-    } else {
-        None
-    };
     let options = FindOptions {
         method: args.method,
         backend: args.common.backend,
@@ -331,6 +402,15 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
         limit: args.limit,
         control: control(&args.common, cancel),
     };
+    nqueens::find::check_options(args.n, &options)?;
+    // Fail on an unwritable --out before the search, not after it.
+    let mut out = args.out.as_deref().map(AtomicOut::create).transpose()?;
+    let backend = if args.method == Method::RandomDfs {
+        let selected = select(&args.common)?;
+        Some(selected.backend)
+    } else {
+        None
+    };
     let started = std::time::Instant::now();
     let columns = match &backend {
         Some(backend) => nqueens::find::find_one_on(args.n, backend, &options)?,
@@ -338,22 +418,11 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
     };
     let seconds = started.elapsed().as_secs_f64();
     let backend_name = backend.as_ref().map_or("cpu", |b| b.kind());
-    if let Some(file) = &mut out {
-        use std::io::Write;
-        let path = args
-            .out
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let io = |source| Error::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut writer = std::io::BufWriter::new(file);
+    if let Some(mut file) = out.take() {
         for column in &columns {
-            writeln!(writer, "{column}").map_err(io)?;
+            file.line(format_args!("{column}"))?;
         }
-        writer.flush().map_err(io)?;
+        file.commit()?;
     }
     if args.common.json {
         let mut value = serde_json::json!({
@@ -363,9 +432,9 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
         if args.print {
             value["columns"] = serde_json::json!(columns);
         }
-        println!("{value}");
+        out!("{value}");
     } else {
-        println!(
+        out!(
             "{}-queens: found one solution with {} on the {backend_name} in {seconds:.3} s, verified (rows, columns, both diagonals)",
             args.n,
             nqueens::method_name(args.method)
@@ -376,74 +445,91 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
                     let row: String = (0..args.n)
                         .map(|c| if c == column { " Q" } else { " ." })
                         .collect();
-                    println!("{row}");
+                    out!("{row}");
                 }
             } else {
-                eprintln!(
-                    "(--print draws boards up to N = 64; use --out or --json for the columns)"
-                );
+                note!("(--print draws boards up to N = 64; use --out or --json for the columns)");
             }
         }
         if let Some(path) = &args.out {
-            println!("columns written to {}", path.display());
+            out!("columns written to {}", path.display());
         }
     }
     Ok(0)
 }
 
-fn run_selftest(args: SelftestArgs) -> Result<i32, Error> {
+fn run_selftest(args: SelftestArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     let selected = select(&args.common)?;
     let report = selftest::run(&selected.backend, args.warps, args.seed)?;
+    if cancel.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
     if args.common.json {
         let value = serde_json::json!({ "passed": report.passed(), "report": report });
-        println!("{value}");
+        out!("{value}");
     } else {
-        println!(
+        out!(
             "selftest on {} ({} warps, seed {})",
-            report.backend, report.warps, args.seed
+            report.backend,
+            report.warps,
+            args.seed
         );
         for check in &report.checks {
             match &check.first_mismatch {
-                None => println!("  ok    {}", check.name),
-                Some(first) => println!(
+                None => out!("  ok    {}", check.name),
+                Some(first) => out!(
                     "  FAIL  {} ({} lanes differ; first: {first})",
-                    check.name, check.mismatches
+                    check.name,
+                    check.mismatches
                 ),
             }
         }
         let failed = report.checks.iter().filter(|c| c.mismatches > 0).count();
-        println!("{} passed, {failed} failed", report.checks.len() - failed);
+        out!("{} passed, {failed} failed", report.checks.len() - failed);
     }
     Ok(if report.passed() { 0 } else { 1 })
 }
 
 fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     if let BenchProblem::RandomDfs = args.problem {
+        if args.from.is_some() || args.to.is_some() {
+            return Err(Error::InvalidArgument(
+                "bench random-dfs times fixed cases (N = 40 and 100, Hennum's Table 1); --from/--to do not apply".into(),
+            ));
+        }
         return run_bench_random_dfs(args);
     }
-    if args.from > args.to || args.repeat == 0 {
+    let (from, to) = (args.from.unwrap_or(8), args.to.unwrap_or(16));
+    if from > to || args.repeat == 0 {
         return Err(Error::InvalidArgument(
             "need --from ≤ --to and --repeat ≥ 1".into(),
         ));
     }
     if let BenchProblem::No3line = args.problem {
-        return run_bench_no3line(args, cancel);
+        return run_bench_no3line(args, from, to, cancel);
     }
-    nqueens::validate(args.from)?;
-    nqueens::validate(args.to)?;
+    nqueens::validate(from)?;
+    nqueens::validate(to)?;
     let selected = select(&args.common)?;
     let control = RunControl::default().with_cancel(cancel);
     // Warm-up: the first launch pays for lazy driver set-up.
     nqueens::count_on(10, &selected.backend, &control)?;
     let mut rows = Vec::new();
     if !args.common.json {
-        println!(
+        out!(
             "{:>3} {:>20} {:>19} {:>7} {:>10} {:>20} {:>14} {:>5}",
-            "N", "total", "unique", "backend", "seconds", "nodes", "nodes/s", "known"
+            "N",
+            "total",
+            "unique",
+            "backend",
+            "seconds",
+            "nodes",
+            "nodes/s",
+            "known"
         );
     }
     let mut status = 0;
-    for n in args.from..=args.to {
+    for n in from..=to {
         let mut runs = Vec::new();
         for _ in 0..args.repeat {
             runs.push(nqueens::count_on(n, &selected.backend, &control)?);
@@ -466,9 +552,16 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
             None => "-",
         };
         if !args.common.json {
-            println!(
+            out!(
                 "{:>3} {:>20} {:>19} {:>7} {:>10.4} {:>20} {:>14.3e} {:>5}",
-                n, counts.total, counts.unique, counts.backend, median, counts.nodes, rate, known
+                n,
+                counts.total,
+                counts.unique,
+                counts.backend,
+                median,
+                counts.nodes,
+                rate,
+                known
             );
         }
         rows.push(serde_json::json!({
@@ -478,35 +571,47 @@ fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         }));
     }
     if args.common.json {
-        println!(
+        out!(
             "{}",
             serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
         );
     } else {
-        println!("# {}", selected.backend.describe());
+        out!("# {}", selected.backend.describe());
     }
     Ok(status)
 }
 
 /// Hennum's Table 1 on our hardware: the same cases on the GPU (when there is one), one CPU
 /// core and all cores; the median of `--repeat` runs, each a fresh family of searches.
-fn run_bench_no3line(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+fn run_bench_no3line(
+    args: BenchArgs,
+    from: u32,
+    to: u32,
+    cancel: Arc<AtomicBool>,
+) -> Result<i32, Error> {
     use warpsearch::no3line;
-    no3line::validate(args.from)?;
-    no3line::validate(args.to)?;
+    no3line::validate(from)?;
+    no3line::validate(to)?;
     let selected = select(&args.common)?;
     let control = RunControl::default().with_cancel(cancel);
     // Warm-up: the first launch pays for lazy driver set-up.
     no3line::enumerate_on(6, &selected.backend, &control, |_| {})?;
     if !args.common.json {
-        println!(
+        out!(
             "{:>3} {:>9} {:>12} {:>7} {:>10} {:>16} {:>12} {:>5}",
-            "n", "total", "inequivalent", "backend", "seconds", "nodes", "nodes/s", "known"
+            "n",
+            "total",
+            "inequivalent",
+            "backend",
+            "seconds",
+            "nodes",
+            "nodes/s",
+            "known"
         );
     }
     let mut rows = Vec::new();
     let mut status = 0;
-    for n in args.from..=args.to {
+    for n in from..=to {
         let mut runs = Vec::new();
         for _ in 0..args.repeat {
             runs.push(no3line::enumerate_on(
@@ -530,7 +635,7 @@ fn run_bench_no3line(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Er
             None => "-",
         };
         if !args.common.json {
-            println!(
+            out!(
                 "{:>3} {:>9} {:>12} {:>7} {:>10.4} {:>16} {:>12.3e} {:>5}",
                 n,
                 counts.total,
@@ -550,12 +655,12 @@ fn run_bench_no3line(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Er
         }));
     }
     if args.common.json {
-        println!(
+        out!(
             "{}",
             serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
         );
     } else {
-        println!("# {}", selected.backend.describe());
+        out!("# {}", selected.backend.describe());
     }
     Ok(status)
 }
@@ -566,7 +671,7 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
         match warpsearch::gpu::GpuDevice::open() {
             Ok(device) => backends.push(("gpu", warpsearch::Backend::Gpu(Arc::new(device)))),
             Err(e) if args.common.backend == BackendChoice::Gpu => return Err(e.into()),
-            Err(e) => eprintln!("no GPU column ({e})"),
+            Err(e) => note!("no GPU column ({e})"),
         }
     }
     backends.push((
@@ -580,9 +685,15 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
     let limit = nqueens::find::DEFAULT_LIMIT;
     let mut rows = Vec::new();
     if !args.common.json {
-        println!(
+        out!(
             "{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}",
-            "N", "searches", "backend", "shape", "seconds", "solutions", "placed"
+            "N",
+            "searches",
+            "backend",
+            "shape",
+            "seconds",
+            "solutions",
+            "placed"
         );
     }
     let mut status = 0;
@@ -605,29 +716,35 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
                 )?);
             }
             outcomes.push(runs.iter().map(|r| (r.solutions, r.placed)).collect());
+            // Solutions and queens placed of the first family (seed 1), the same searches on
+            // every backend, so the rows compare; the time is the median over the families.
+            let (solutions, placed) = (runs[0].solutions, runs[0].placed);
             runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
             let median = &runs[runs.len() / 2];
             if !args.common.json {
-                println!(
+                out!(
                     "{:>4} {:>9} {:>8} {:>12} {:>10.4} {:>10} {:>14}",
                     n,
                     searches,
                     name,
                     median.shape,
                     median.seconds,
-                    median.solutions,
-                    median.placed
+                    solutions,
+                    placed
                 );
             }
-            rows.push(serde_json::json!({"n": n, "searches": searches, "backend": name, "report": median}));
+            rows.push(serde_json::json!({
+                "n": n, "searches": searches, "backend": name, "seconds": median.seconds,
+                "shape": median.shape, "seed": 1, "solutions": solutions, "placed": placed,
+            }));
         }
         if outcomes.windows(2).any(|pair| pair[0] != pair[1]) {
-            eprintln!("error: the backends disagree on the same searches at N = {n}: {outcomes:?}");
+            note!("error: the backends disagree on the same searches at N = {n}: {outcomes:?}");
             status = 1;
         }
     }
     if args.common.json {
-        println!(
+        out!(
             "{}",
             serde_json::json!({ "limit": limit, "results": rows, "backends_agree": status == 0 })
         );
@@ -646,10 +763,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         }
     };
     // Fail on unwritable outputs before the search, not after it.
-    let out = match &args.out {
-        Some(path) => Some(std::fs::File::create(path).map_err(io(path))?),
-        None => None,
-    };
+    let out = args.out.as_deref().map(AtomicOut::create).transpose()?;
     if let Some(dir) = &args.svg {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let probe = dir.join(".warpsearch-write-test");
@@ -666,9 +780,9 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         if args.common.json {
             let value =
                 serde_json::to_value(&checked).map_err(|e| Error::Verification(e.to_string()))?;
-            println!("{value}");
+            out!("{value}");
         } else {
-            println!(
+            out!(
                 "no-three-in-line n={}: CPU and GPU agree on all {} subtrees ({} nodes, {} boards)",
                 checked.n,
                 group(checked.subtrees as u64),
@@ -692,7 +806,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         part,
         |rows| {
             if keep
-                && no3line::classify(rows).0
+                && no3line::classify(rows).is_ok_and(|(canonical, _)| canonical)
                 && let Ok(mut list) = representatives.lock()
             {
                 list.push(rows.to_vec());
@@ -701,18 +815,16 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     )?;
     let mut representatives = representatives.into_inner().unwrap_or_default();
     representatives.sort();
-    if let (Some(file), Some(path)) = (out, &args.out) {
-        use std::io::Write;
-        let mut writer = std::io::BufWriter::new(file);
+    if let Some(mut file) = out {
         for rows in &representatives {
-            writeln!(writer, "{}", no3line::format_line(rows)).map_err(io(path))?;
+            file.line(format_args!("{}", no3line::format_line(rows)))?;
         }
-        writer.flush().map_err(io(path))?;
+        file.commit()?;
     }
     if let Some(dir) = &args.svg {
         for (i, rows) in representatives.iter().enumerate() {
             let path = dir.join(format!("no3line-{}-{:05}.svg", args.n, i + 1));
-            std::fs::write(&path, no3line::svg(rows)).map_err(io(&path))?;
+            std::fs::write(&path, no3line::svg(rows)?).map_err(io(&path))?;
         }
     }
     if args.common.json {
@@ -723,7 +835,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         if part != no3line::Part::WHOLE {
             value["part"] = serde_json::json!(format!("{}/{}", part.index, part.of));
         }
-        println!("{value}");
+        out!("{value}");
     } else {
         let c = &counts.classes;
         let share = if part == no3line::Part::WHOLE {
@@ -734,24 +846,31 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
                 part.index, part.of
             )
         };
-        println!(
-            "no-three-in-line n={}: {} configurations, {} up to symmetry{share}",
+        out!(
+            "no-three-in-line n={}: {}, {} up to symmetry{share}",
             counts.n,
-            group(counts.total),
+            plural(counts.total, "configuration"),
             group(counts.inequivalent)
         );
-        println!(
+        out!(
             "  classes: iden {} dia1 {} ort1 {} rot2 {} dia2 {} rot4 {} ort2 {} full {}",
-            c.iden, c.dia1, c.ort1, c.rot2, c.dia2, c.rot4, c.ort2, c.full
+            c.iden,
+            c.dia1,
+            c.ort1,
+            c.rot2,
+            c.dia2,
+            c.rot4,
+            c.ort2,
+            c.full
         );
-        println!(
-            "  backend {} · {:.3} s · {} nodes · {}",
+        out!(
+            "  backend {} · {} · {} nodes · {}",
             counts.backend,
-            counts.seconds,
+            seconds(counts.seconds),
             group(counts.nodes),
             per_second(counts.nodes as f64 / counts.seconds.max(1e-9), "nodes")
         );
-        println!(
+        out!(
             "  {}",
             match counts.known_match {
                 Some(true) => "matches the known values",
@@ -786,36 +905,54 @@ fn run_info(args: InfoArgs) -> Result<i32, Error> {
             "gpu_unavailable": gpu.as_ref().err().map(|e| e.to_string()),
             "cpu_threads": threads,
         });
-        println!("{value}");
+        out!("{value}");
     } else {
-        println!("warpsearch {}", env!("CARGO_PKG_VERSION"));
+        out!("warpsearch {}", env!("CARGO_PKG_VERSION"));
         if kernels {
-            println!(
+            out!(
                 "  GPU kernels: embedded ({} bytes of PTX for {})",
                 ptx.len(),
                 target.unwrap_or("?")
             );
         } else {
-            println!("  GPU kernels: not built into this binary (CPU only)");
+            out!("  GPU kernels: not built into this binary (CPU only)");
         }
         match &gpu {
-            Ok(device) => println!("  GPU: {}", device.describe()),
-            Err(why) => println!("  GPU: none usable: {why}"),
+            Ok(device) => out!("  GPU: {}", device.describe()),
+            Err(why) => out!("  GPU: none usable: {why}"),
         }
-        println!("  CPU: {threads} threads");
+        out!("  CPU: {threads} threads");
     }
     Ok(0)
 }
 
-fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
-    let text = if args.input == "-" {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(&args.input)
-    }
-    .map_err(|source| Error::Io {
+fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use std::io::Read as _;
+    let io = |source| Error::Io {
         path: args.input.clone(),
         source,
+    };
+    let mut bytes = Vec::new();
+    let limit = MAX_GOMOKU_INPUT + 1;
+    if args.input == "-" {
+        std::io::stdin().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(&args.input).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    }
+    .map_err(io)?;
+    if bytes.len() as u64 > MAX_GOMOKU_INPUT {
+        return Err(Error::InvalidArgument(format!(
+            "{}: more than {} KB of input; a position is a 15-line grid or a move list of at most 225 moves",
+            args.input,
+            MAX_GOMOKU_INPUT / 1024
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{}: not UTF-8 text (byte {})",
+            args.input,
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
@@ -824,7 +961,7 @@ fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
     if let (_, Some(gomoku::cache::Outcome::BuiltWithoutCache(why))) =
         gomoku::table::Table::get_cached(args.rule, dir.as_deref())
     {
-        eprintln!("note: gomoku table cache: {why}");
+        note!("note: gomoku table cache: {why}");
     }
     let mut board = Board::new(args.rule);
     for (y, row) in position.iter().enumerate() {
@@ -837,15 +974,18 @@ fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
         }
     }
     let [black, white] = board.both_threats();
+    if cancel.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
     if args.json {
         let list = |t: &gomoku::Threats| t.iter().collect::<Vec<_>>();
-        println!(
+        out!(
             "{}",
             serde_json::json!({ "rule": args.rule, "black": list(&black), "white": list(&white) })
         );
         return Ok(0);
     }
-    println!(
+    out!(
         "   {}",
         (0..15).map(|x| format!("{x:>3}")).collect::<String>()
     );
@@ -865,9 +1005,9 @@ fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
                 format!("  {mark}")
             })
             .collect();
-        println!("{y:>2} {row}");
+        out!("{y:>2} {row}");
     }
-    let describe = |name: &str, threats: &gomoku::Threats| {
+    let describe = |name: &str, threats: &gomoku::Threats| -> String {
         let points: Vec<String> = threats
             .iter()
             .map(|t| {
@@ -883,22 +1023,116 @@ fn run_gomoku(args: GomokuArgs) -> Result<i32, Error> {
                 )
             })
             .collect();
-        println!(
+        format!(
             "{name}: {}",
             if points.is_empty() {
                 "no threat points".to_string()
             } else {
                 points.join(", ")
             }
-        );
+        )
     };
-    println!(
+    out!(
         "rule: {:?}. X/O stones; F/f black five/open-four point; G/g white; * both.",
         args.rule
     );
-    describe("black", &black);
-    describe("white", &white);
+    out!("{}", describe("black", &black));
+    out!("{}", describe("white", &white));
     Ok(0)
+}
+
+/// An `--out` file written beside its final name and renamed over it only when the run
+/// succeeds: an existing file is never truncated by a run that fails or is interrupted, and
+/// a reader never sees half a file. (A path that exists and is not a regular file, such as
+/// `/dev/stdout`, is written directly.)
+struct AtomicOut {
+    path: std::path::PathBuf,
+    writer: std::io::BufWriter<Box<dyn std::io::Write>>,
+    temp: Option<tempfile::TempPath>,
+}
+
+impl AtomicOut {
+    /// Creates the temporary file now, so an unwritable place fails before the search.
+    fn create(path: &std::path::Path) -> Result<AtomicOut, Error> {
+        let io = |source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+        if special {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(io)?;
+            return Ok(AtomicOut {
+                path: path.to_path_buf(),
+                writer: std::io::BufWriter::new(Box::new(file)),
+                temp: None,
+            });
+        }
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        let (file, temp) = tempfile::Builder::new()
+            .prefix(".warpsearch-")
+            .tempfile_in(dir)
+            .map_err(io)?
+            .into_parts();
+        Ok(AtomicOut {
+            path: path.to_path_buf(),
+            writer: std::io::BufWriter::new(Box::new(file)),
+            temp: Some(temp),
+        })
+    }
+
+    fn io(&self) -> impl Fn(std::io::Error) -> Error + '_ {
+        |source| Error::Io {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    /// Writes one line.
+    fn line(&mut self, text: std::fmt::Arguments) -> Result<(), Error> {
+        use std::io::Write as _;
+        let result = writeln!(self.writer, "{text}");
+        result.map_err(self.io())
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    fn commit(mut self) -> Result<(), Error> {
+        use std::io::Write as _;
+        let flushed = self.writer.flush();
+        flushed.map_err(self.io())?;
+        if let Some(temp) = self.temp.take() {
+            let persisted = temp.persist(&self.path);
+            persisted.map_err(|e| Error::Io {
+                path: self.path.display().to_string(),
+                source: e.error,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// "1 solution", "14,200 solutions".
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", group(count))
+    }
+}
+
+/// A duration with three significant digits at least: "0.137 s", "0.000412 s".
+fn seconds(value: f64) -> String {
+    if value >= 0.1 || value == 0.0 {
+        format!("{value:.3} s")
+    } else {
+        let digits = (2 - value.log10().floor() as i32).clamp(3, 9) as usize;
+        format!("{value:.digits$} s")
+    }
 }
 
 /// 1234567 → "1,234,567".

@@ -157,9 +157,37 @@ pub fn validate(n: u32) -> Result<()> {
 /// A symmetry of the square as a map of cells: (row, column, n) → (row, column).
 type CellMap = fn(usize, usize, usize) -> (usize, usize);
 
+/// Checks that `rows` describes points on an n×n grid, n = `rows.len()` ≤ 32: no row has a
+/// point in a column ≥ n.
+pub fn check_configuration(rows: &[u32]) -> Result<()> {
+    let n = rows.len();
+    if n > 32 {
+        return Err(Error::InvalidArgument(format!(
+            "a configuration has at most 32 rows (one u32 a row); got {n}"
+        )));
+    }
+    if let Some((r, _)) = rows
+        .iter()
+        .enumerate()
+        .find(|&(_, &row)| n < 32 && row >> n != 0)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "row {r} has a point in a column ≥ {n}, outside the {n}×{n} grid"
+        )));
+    }
+    Ok(())
+}
+
 /// The 8 images of a configuration under the symmetries of the square, identity first, in the
 /// order: identity, rot90, rot180, rot270, flip rows, flip columns, main diagonal, anti-diagonal.
-pub fn images(rows: &[u32]) -> [Configuration; 8] {
+/// An error when `rows` is not a configuration ([`check_configuration`]).
+pub fn images(rows: &[u32]) -> Result<[Configuration; 8]> {
+    check_configuration(rows)?;
+    Ok(images_of(rows))
+}
+
+/// [`images`] of a checked configuration.
+fn images_of(rows: &[u32]) -> [Configuration; 8] {
     let n = rows.len();
     let maps: [CellMap; 8] = [
         |r, c, _| (r, c),
@@ -184,9 +212,15 @@ pub fn images(rows: &[u32]) -> [Configuration; 8] {
 }
 
 /// Whether `rows` is its orbit's representative (the lexicographically smallest image), and the
-/// class of its stabiliser.
-pub fn classify(rows: &[u32]) -> (bool, Class) {
-    let all = images(rows);
+/// class of its stabiliser. An error when `rows` is not a configuration.
+pub fn classify(rows: &[u32]) -> Result<(bool, Class)> {
+    check_configuration(rows)?;
+    Ok(classify_checked(rows))
+}
+
+/// [`classify`] of a checked configuration.
+fn classify_checked(rows: &[u32]) -> (bool, Class) {
+    let all = images_of(rows);
     let canonical = all.iter().all(|image| rows <= image.as_slice());
     let fixes: Vec<bool> = all.iter().map(|image| image.as_slice() == rows).collect();
     let class = match (
@@ -409,7 +443,7 @@ fn pruning_code(pruning: Pruning) -> u32 {
 /// Calls `found` once with every distinct image of `rows` (its orbit), `rows` first.
 fn stream_orbit(rows: &[u32], found: &impl Fn(&[u32])) {
     found(rows);
-    let mut others: Vec<Configuration> = images(rows)
+    let mut others: Vec<Configuration> = images_of(rows)
         .into_iter()
         .filter(|image| image.as_slice() != rows)
         .collect();
@@ -434,7 +468,7 @@ impl Tally {
     /// Counts a board found by the search if it is its orbit's canonical member (the search
     /// may find other members too), and then streams the whole orbit to `found`.
     fn record(&mut self, rows: &[u32], found: &impl Fn(&[u32])) {
-        let (canonical, class) = classify(rows);
+        let (canonical, class) = classify_checked(rows);
         if !canonical {
             return;
         }
@@ -715,6 +749,16 @@ impl Part {
     /// The whole search.
     pub const WHOLE: Part = Part { index: 1, of: 1 };
 
+    /// Part `index` of `of`, 1 ≤ `index` ≤ `of`.
+    pub fn new(index: u32, of: u32) -> Result<Part> {
+        if index == 0 || index > of {
+            return Err(Error::InvalidArgument(format!(
+                "a part is K/M with 1 ≤ K ≤ M; got {index}/{of}"
+            )));
+        }
+        Ok(Part { index, of })
+    }
+
     /// Parses `K/M` with 1 ≤ K ≤ M.
     pub fn parse(text: &str) -> Result<Part> {
         let bad =
@@ -740,6 +784,7 @@ pub fn enumerate_part(
     found: impl Fn(&[u32]) + Sync,
 ) -> Result<Counts> {
     validate(n)?;
+    Part::new(part.index, part.of)?;
     let started = Instant::now();
     let engine = engine();
     let whole = split_search(n, subtree_target(n, backend, engine)?, engine);
@@ -878,7 +923,8 @@ pub fn format_line(rows: &[u32]) -> String {
 }
 
 /// An SVG drawing of a configuration: the grid's cells and its points.
-pub fn svg(rows: &[u32]) -> String {
+pub fn svg(rows: &[u32]) -> Result<String> {
+    check_configuration(rows)?;
     let n = rows.len();
     let cell = 24;
     let size = n * cell + 2 * cell;
@@ -902,7 +948,7 @@ pub fn svg(rows: &[u32]) -> String {
             );
         }
     }
-    out + "</svg>\n"
+    Ok(out + "</svg>\n")
 }
 
 /// Counts the configurations of size `n`.

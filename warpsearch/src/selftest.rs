@@ -78,8 +78,17 @@ fn make_inputs(warps: u32, seed: u64) -> Inputs {
     Inputs { words, salts }
 }
 
-/// Runs the self-test on `backend` with `warps` warps of inputs drawn from `seed`.
+/// The most warps of inputs one self-test runs (≈ 100 MB of inputs and outputs).
+pub const MAX_WARPS: u32 = 1 << 16;
+
+/// Runs the self-test on `backend` with `warps` warps (1..=[`MAX_WARPS`]) of inputs drawn
+/// from `seed`.
 pub fn run(backend: &Backend, warps: u32, seed: u64) -> Result<Report> {
+    if !(1..=MAX_WARPS).contains(&warps) {
+        return Err(crate::Error::InvalidArgument(format!(
+            "--warps must be 1..={MAX_WARPS} (a warp is 32 lanes of random inputs); got {warps}"
+        )));
+    }
     let inputs = make_inputs(warps, seed);
     let (outputs, popc_total) = match backend {
         Backend::Cpu(_) => run_cpu(&inputs, warps),

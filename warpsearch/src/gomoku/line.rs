@@ -7,7 +7,7 @@
 //! - otherwise p is an **open-four** point if, after placing C at p, at least two distinct
 //!   empty cells q of the line would each make a five (by the rule) whose run contains p.
 
-use super::{Color, Rule};
+use super::{Color, GomokuError, Rule};
 
 /// The content of a cell of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,17 +38,29 @@ impl Rule {
     }
 }
 
-/// The fast computation used to build the tables (see [`threats_of_masks`]).
-pub fn threats(cells: &[Cell], color: Color, rule: Rule) -> LineThreats {
+/// Cells on the longest line of the board.
+pub const MAX_LINE: usize = 15;
+
+fn check_length(cells: &[Cell]) -> Result<(), GomokuError> {
+    if cells.len() > MAX_LINE {
+        return Err(GomokuError::LineTooLong(cells.len()));
+    }
+    Ok(())
+}
+
+/// The fast computation used to build the tables (see [`threats_of_masks`]); a line longer
+/// than [`MAX_LINE`] cells is an error.
+pub fn threats(cells: &[Cell], color: Color, rule: Rule) -> Result<LineThreats, GomokuError> {
+    check_length(cells)?;
     let (mut mine, mut empty) = (0u16, 0u16);
-    for (i, cell) in cells.iter().enumerate().take(16) {
+    for (i, cell) in cells.iter().enumerate() {
         match cell {
             Cell::Empty => empty |= 1 << i,
             Cell::Stone(c) if *c == color => mine |= 1 << i,
             Cell::Stone(_) => {}
         }
     }
-    threats_of_masks(mine, empty, rule)
+    Ok(threats_of_masks(mine, empty, rule))
 }
 
 /// The threats of one color on a line given as masks (bit i = cell i): `mine` the color's
@@ -103,7 +115,12 @@ pub fn threats_of_masks(mine: u16, empty: u16, rule: Rule) -> LineThreats {
 
 /// The definitions applied literally, for tests: every empty p, every empty q, on copies of
 /// the line, runs measured by walking outwards.
-pub fn threats_by_definition(cells: &[Cell], color: Color, rule: Rule) -> LineThreats {
+pub fn threats_by_definition(
+    cells: &[Cell],
+    color: Color,
+    rule: Rule,
+) -> Result<LineThreats, GomokuError> {
+    check_length(cells)?;
     let run_through = |line: &[Cell], at: usize| -> (usize, usize) {
         let mut left = at;
         while left > 0 && line[left - 1] == Cell::Stone(color) {
@@ -143,5 +160,5 @@ pub fn threats_by_definition(cells: &[Cell], color: Color, rule: Rule) -> LineTh
             result.open_four |= 1 << p;
         }
     }
-    result
+    Ok(result)
 }

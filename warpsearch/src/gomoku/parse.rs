@@ -97,33 +97,43 @@ pub fn parse_moves(text: &str) -> Result<Position, GomokuError> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
+        // 1-based character columns of the two coordinates in the line as written.
+        let indent = line.chars().count() - line.trim_start().chars().count();
         let mut parts = trimmed.split(',');
         let (Some(xs), Some(ys), None) = (parts.next(), parts.next(), parts.next()) else {
             return Err(error(
                 line_number,
-                1,
+                indent + 1,
                 format!("expected a move `x,y`, found {trimmed:?}"),
             ));
         };
-        let coordinate = |s: &str, column: usize| -> Result<i64, GomokuError> {
-            s.trim().parse::<i64>().map_err(|_| {
-                error(
-                    line_number,
-                    column,
-                    format!("{:?} is not a number", s.trim()),
-                )
+        let leading = |s: &str| s.chars().count() - s.trim_start().chars().count();
+        let x_column = indent + leading(xs) + 1;
+        let y_column = indent + xs.chars().count() + 1 + leading(ys) + 1;
+        let coordinate = |s: &str, column: usize| -> Result<i128, GomokuError> {
+            let s = s.trim();
+            s.parse::<i128>().map_err(|e| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        format!("{s} is off the board (coordinates are 0..=14)")
+                    }
+                    _ => format!("{s:?} is not a number"),
+                };
+                error(line_number, column, why)
             })
         };
-        let x = coordinate(xs, 1)?;
-        let y = coordinate(ys, xs.len() + 2)?;
-        if !(0..SIZE as i64).contains(&x) || !(0..SIZE as i64).contains(&y) {
-            return Err(error(line_number, 1, GomokuError::OffBoard { x, y }));
+        let x = coordinate(xs, x_column)?;
+        let y = coordinate(ys, y_column)?;
+        let on_board = |v: i128| (0..SIZE as i128).contains(&v);
+        if !on_board(x) || !on_board(y) {
+            let column = if on_board(x) { y_column } else { x_column };
+            return Err(error(line_number, column, GomokuError::OffBoard { x, y }));
         }
         let (x, y) = (x as usize, y as usize);
         if position[y][x].is_some() {
             return Err(error(
                 line_number,
-                1,
+                x_column,
                 format!("cell ({x}, {y}) is played twice"),
             ));
         }
@@ -183,6 +193,29 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("15 rows")
+        );
+    }
+
+    #[test]
+    fn move_list_errors_name_the_real_column() {
+        let message = parse("1,1\n  3, 99\n").unwrap_err().to_string();
+        assert!(message.contains("line 2, column 6"), "{message}");
+        let message = parse("7,x\n").unwrap_err().to_string();
+        assert!(
+            message.contains("column 3") && message.contains("not a number"),
+            "{message}"
+        );
+        let message = parse("12345678901234567890123,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("off the board") && message.contains("column 1"),
+            "{message}"
+        );
+        let message = parse("0,0\n5,5\n 0,0\n").unwrap_err().to_string();
+        assert!(
+            message.contains("line 3, column 2") && message.contains("twice"),
+            "{message}"
         );
     }
 

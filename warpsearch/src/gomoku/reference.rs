@@ -31,7 +31,8 @@ pub fn threats(board: &ArrayBoard, color: Color, rule: Rule) -> [[Option<Kind>; 
                     .iter()
                     .map(|&(x, y)| board[y][x].map_or(Cell::Empty, Cell::Stone))
                     .collect();
-                let found = threats_by_definition(&cells, color, rule);
+                // The board's lines have at most 15 cells, so this never fails.
+                let found = threats_by_definition(&cells, color, rule).unwrap_or_default();
                 for (i, &(x, y)) in positions.iter().enumerate() {
                     let kind = if found.five >> i & 1 == 1 {
                         Some(Kind::Five)

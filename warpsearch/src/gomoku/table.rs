@@ -12,7 +12,7 @@
 
 use super::cache::Outcome;
 use super::line::{Cell, LineThreats, threats_of_masks};
-use super::{Color, Rule};
+use super::{Color, GomokuError, Rule};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::path::Path;
@@ -157,22 +157,25 @@ fn pattern_of_digits(digits: &[u8; LINE], rule: Rule) -> Pattern {
     pattern
 }
 
-/// The threat pattern of a decoded line, shifted to digit positions.
+/// The threat pattern of a decoded line, shifted to digit positions; a line longer than
+/// [`LINE`] cells is an error.
 pub fn pattern_of(
     cells: &[Cell],
     rule: Rule,
-    compute: fn(&[Cell], Color, Rule) -> LineThreats,
-) -> Pattern {
-    let shift = LINE - cells.len();
+    compute: fn(&[Cell], Color, Rule) -> Result<LineThreats, GomokuError>,
+) -> Result<Pattern, GomokuError> {
+    let shift = LINE
+        .checked_sub(cells.len())
+        .ok_or(GomokuError::LineTooLong(cells.len()))?;
     let mut pattern = Pattern::default();
     for color in [Color::Black, Color::White] {
-        let t = compute(cells, color, rule);
+        let t = compute(cells, color, rule)?;
         pattern.by_color[color.index()] = LineThreats {
             five: t.five << shift,
             open_four: t.open_four << shift,
         };
     }
-    pattern
+    Ok(pattern)
 }
 
 /// The threat table of one rule.

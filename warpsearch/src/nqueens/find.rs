@@ -71,6 +71,7 @@ impl Default for FindOptions {
 /// ```
 pub fn find_one(n: u32, options: &FindOptions) -> Result<Vec<u32>> {
     check_n(n, options.method)?;
+    check_options(n, options)?;
     let backend = match options.method {
         Method::RandomDfs => crate::backend::select(options.backend, options.threads)?.backend,
         _ => Backend::Cpu(crate::backend::cpu_pool(Some(1))?),
@@ -95,6 +96,24 @@ pub fn check_n(n: u32, method: Method) -> Result<()> {
         return Err(Error::InvalidArgument(format!(
             "--method {} handles N up to {limit} ({why}); got {n}",
             method_name(method)
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the options that only some methods use: random-dfs needs room for N queens in one
+/// search (`limit ≥ N`, else no search can ever succeed), and only random-dfs runs on the GPU.
+pub fn check_options(n: u32, options: &FindOptions) -> Result<()> {
+    if options.method == Method::RandomDfs && options.limit < n {
+        return Err(Error::InvalidArgument(format!(
+            "--limit {} is below N = {n}: a search that may place only {} queens can never place all {n}; use at least {n} (default {DEFAULT_LIMIT})",
+            options.limit, options.limit
+        )));
+    }
+    if options.method != Method::RandomDfs && options.backend == BackendChoice::Gpu {
+        return Err(Error::InvalidArgument(format!(
+            "--method {} runs on the CPU only; --backend gpu applies to --method random-dfs",
+            method_name(options.method)
         )));
     }
     Ok(())
@@ -365,6 +384,16 @@ pub fn random_dfs_batch(
     limit: u32,
 ) -> Result<BatchReport> {
     check_n(n, Method::RandomDfs)?;
+    if limit < n {
+        return Err(Error::InvalidArgument(format!(
+            "limit {limit} is below N = {n}: no search could succeed"
+        )));
+    }
+    if first.checked_add(u64::from(searches)).is_none() {
+        return Err(Error::InvalidArgument(format!(
+            "searches {first} + {searches} run past the last search number (2^64 − 1)"
+        )));
+    }
     let started = std::time::Instant::now();
     match backend {
         Backend::Cpu(pool) => {
@@ -462,6 +491,9 @@ fn random_dfs_gpu(
 /// [`find_one`] on an already chosen backend (random-dfs uses it; the others run on the CPU).
 pub fn find_one_on(n: u32, backend: &Backend, options: &FindOptions) -> Result<Vec<u32>> {
     check_n(n, options.method)?;
+    if options.method == Method::RandomDfs {
+        check_options(n, options)?;
+    }
     let columns = match options.method {
         Method::Construct => construct(n)?,
         Method::MinConflicts => min_conflicts(n, options.seed, &options.control)?,
@@ -486,7 +518,9 @@ fn random_dfs_find(n: u32, backend: &Backend, options: &FindOptions) -> Result<V
         if let Some(solution) = report.solution {
             return Ok(solution);
         }
-        first += batch as u64;
+        first = first.checked_add(u64::from(batch)).ok_or_else(|| {
+            Error::SearchLimit("every search number of this seed was tried".into())
+        })?;
     }
 }
 

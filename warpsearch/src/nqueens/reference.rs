@@ -2,8 +2,20 @@
 //! 8 symmetries of the square by keeping each solution that is the smallest of its images.
 //! Used for boards too small for the symmetry method and to cross-check it in tests.
 
-/// (total, unique, nodes) by brute force; fine up to N ≈ 12.
-pub fn count_by_brute_force(n: u32) -> (u64, u64, u64) {
+/// The largest N the brute force accepts (it keeps every solution: N = 14 is 365,596 of them).
+pub const MAX_BRUTE_FORCE_N: u32 = 14;
+
+/// (total, unique, nodes) by brute force, for N ≤ [`MAX_BRUTE_FORCE_N`].
+pub fn count_by_brute_force(n: u32) -> crate::Result<(u64, u64, u64)> {
+    if n > MAX_BRUTE_FORCE_N {
+        return Err(crate::Error::InvalidArgument(format!(
+            "the brute-force reference handles N up to {MAX_BRUTE_FORCE_N}; got {n}"
+        )));
+    }
+    Ok(brute_force(n))
+}
+
+fn brute_force(n: u32) -> (u64, u64, u64) {
     let n = n as usize;
     let mut columns = vec![0usize; n];
     let mut solutions = Vec::new();
