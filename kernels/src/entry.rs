@@ -10,9 +10,10 @@ use crate::no3line::cells::Cells;
 use crate::no3line::pairs::PairLines;
 use crate::no3line::propagate::{Propagating, Techniques, WORDS_PER_BOARD};
 use crate::no3line::{DepthFirst, LineTable, Prefix, Pruning};
+use crate::nqueens::constellation::{Counter, Job};
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
-use crate::slab::{GlobalSlab, SharedSlab, Slab};
+use crate::slab::{GlobalSlab, SharedLevels, SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -122,6 +123,61 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
     add_warp_total(counter(1), Lanes::this_lane(tally.count4));
     add_warp_total(counter(2), Lanes::this_lane(tally.count8));
     add_warp_total(counter(3), Lanes::this_lane(tally.nodes));
+}
+
+/// Counts the completions of the `count` constellation jobs in `jobs` for board size `n`
+/// ([`constellation`](crate::nqueens::constellation)): `tallies` = [weighted solutions, nodes].
+///
+/// Every thread runs a [`Counter`] with its stack in shared memory (`levels` levels, 768
+/// bytes a warp each). A thread whose counter is idle takes the next job from `next` — one
+/// atomic per warp for all the lanes that need work — and then takes up to `steps_per_poll`
+/// steps before the warp meets again, so lanes are refilled while their neighbours are busy.
+/// Setting `cancel` makes every thread stop taking jobs.
+///
+/// # Safety
+/// `jobs` holds `count` jobs, each with at most `levels + 1` rows to fill; `next`, `cancel`
+/// and the two `tallies` are zeroed device words; dynamic shared memory of `levels × 768`
+/// bytes per warp; whole-warp blocks.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
+    n: u32,
+    jobs: *const Job,
+    count: u32,
+    levels: u32,
+    steps_per_poll: u32,
+    next: *const AtomicU32,
+    cancel: *const AtomicU32,
+    tallies: *const AtomicU64,
+) {
+    // SAFETY: the launch provides `levels` levels per thread (the contract above).
+    let stack = unsafe { SharedLevels::for_this_thread(levels) };
+    // SAFETY: `next` points to a zeroed device counter.
+    let queue = WorkQueue::new(unsafe { &*next });
+    let mut counter = Counter::new(n, stack);
+    let mut exhausted = false;
+    loop {
+        let idle = counter.is_idle() && !exhausted;
+        let claimed = queue.claim(Lanes::this_lane(idle)).mine();
+        if idle {
+            // SAFETY: `cancel` points to a device word that the host may set at any time.
+            let stop = unsafe { &*cancel }.load(Ordering::Relaxed) != 0;
+            if claimed < count && !stop {
+                // SAFETY: `claimed < count`, the length of `jobs`.
+                counter.load(unsafe { *jobs.add(claimed as usize) });
+            } else {
+                exhausted = true;
+            }
+        }
+        if Lanes::this_lane(exhausted).all() {
+            break;
+        }
+        counter.advance(steps_per_poll);
+    }
+    let found = counter.found;
+    // SAFETY: `tallies` points to two device counters.
+    let counter = |i: usize| unsafe { &*tallies.add(i) };
+    add_warp_total(counter(0), Lanes::this_lane(found.solutions));
+    add_warp_total(counter(1), Lanes::this_lane(found.nodes));
 }
 
 /// Runs `searches` randomised N-Queens searches ([`random_dfs::search`]), search `i` on thread

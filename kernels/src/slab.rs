@@ -203,3 +203,117 @@ impl LaneSlab for GlobalSlab {
         unsafe { *self.base.add(index as usize * 32) = value.mine() };
     }
 }
+
+/// A per-thread stack of N-Queens [`Level`](crate::nqueens::constellation::Level)s in the
+/// block's dynamic shared memory. Per warp and level, 768 bytes: the lanes' `(left, right)`
+/// pairs (32 × 16 bytes), then their `(down, candidates)` pairs (32 × 8 bytes), so that a
+/// level is one 128-bit and one 64-bit access a lane, and a warp's accesses run at full
+/// shared-memory bandwidth (no bank conflicts beyond the width of the access).
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub struct SharedLevels {
+    /// Shared-memory address of this lane's `(left, right)` pair of level 0.
+    base: u32,
+    /// Distance from a lane's `(left, right)` pair to its `(down, candidates)` pair.
+    to_words: u32,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl SharedLevels {
+    /// Bytes a warp's level takes.
+    pub const WARP_LEVEL_BYTES: u32 = 768;
+
+    /// This thread's stack.
+    ///
+    /// # Safety
+    /// The launch must provide `levels × 768` bytes of dynamic shared memory per warp of the
+    /// block, and the stack must be indexed below `levels`.
+    #[inline(always)]
+    pub unsafe fn for_this_thread(levels: u32) -> Self {
+        let shared: u32;
+        // SAFETY: reads the address of the module's shared array; no memory is touched.
+        unsafe {
+            core::arch::asm!(
+                "mov.u32 {a}, WARPSEARCH_SHARED;",
+                a = out(reg32) shared,
+                options(pure, nomem, nostack)
+            );
+        }
+        // SAFETY: special-register read with no preconditions.
+        let thread = unsafe { core::arch::nvptx::_thread_idx_x() } as u32;
+        let (warp, lane) = (thread / 32, thread % 32);
+        SharedLevels {
+            base: shared + warp * levels * Self::WARP_LEVEL_BYTES + 16 * lane,
+            // From 16·lane in the first 512 bytes to 512 + 8·lane.
+            to_words: 512 - 8 * lane,
+        }
+    }
+
+    #[inline(always)]
+    fn address(&self, index: u32) -> u32 {
+        self.base + index * Self::WARP_LEVEL_BYTES
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl crate::nqueens::constellation::LevelStack for SharedLevels {
+    /// `ld.shared.v2.u64` and `ld.shared.v2.u32` (SASS `LDS.128`, `LDS.64`).
+    #[inline(always)]
+    fn get(&self, index: u32) -> crate::nqueens::constellation::Level {
+        let a = self.address(index);
+        let (left, right, down, candidates): (u64, u64, u32, u32);
+        // SAFETY: inside this warp's region by `for_this_thread`'s contract.
+        unsafe {
+            core::arch::asm!(
+                "ld.shared.v2.u64 {{{l}, {r}}}, [{a}];",
+                "ld.shared.v2.u32 {{{d}, {c}}}, [{w}];",
+                l = out(reg64) left,
+                r = out(reg64) right,
+                d = out(reg32) down,
+                c = out(reg32) candidates,
+                a = in(reg32) a,
+                w = in(reg32) a + self.to_words,
+                options(pure, readonly, nostack)
+            );
+        }
+        crate::nqueens::constellation::Level {
+            frontier: crate::nqueens::constellation::Frontier { left, right, down },
+            candidates,
+        }
+    }
+
+    /// `st.shared.v2.u64` and `st.shared.v2.u32`.
+    #[inline(always)]
+    fn set(&mut self, index: u32, level: crate::nqueens::constellation::Level) {
+        let a = self.address(index);
+        // SAFETY: inside this warp's region by `for_this_thread`'s contract.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.v2.u64 [{a}], {{{l}, {r}}};",
+                "st.shared.v2.u32 [{w}], {{{d}, {c}}};",
+                a = in(reg32) a,
+                w = in(reg32) a + self.to_words,
+                l = in(reg64) level.frontier.left,
+                r = in(reg64) level.frontier.right,
+                d = in(reg32) level.frontier.down,
+                c = in(reg32) level.candidates,
+                options(nostack)
+            );
+        }
+    }
+
+    /// One `st.shared.u32`.
+    #[inline(always)]
+    fn set_candidates(&mut self, index: u32, candidates: u32) {
+        let a = self.address(index);
+        // SAFETY: inside this warp's region by `for_this_thread`'s contract.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.u32 [{w}+4], {c};",
+                w = in(reg32) a + self.to_words,
+                c = in(reg32) candidates,
+                options(nostack)
+            );
+        }
+    }
+}

@@ -165,6 +165,16 @@ impl GpuDevice {
         block: u32,
         shared_bytes: usize,
     ) -> Result<u32, GpuError> {
+        // More than 48 KB of dynamic shared memory a block must be allowed explicitly (the
+        // attribute stays set on the function for its launches).
+        if shared_bytes > 48 * 1024 {
+            function
+                .set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    i32::try_from(shared_bytes).unwrap_or(i32::MAX),
+                )
+                .map_err(|e| GpuError::driver("allowing the block's shared memory", e))?;
+        }
         function
             .occupancy_max_active_blocks_per_multiprocessor(block, shared_bytes, None)
             .map_err(|e| GpuError::driver("computing occupancy", e))

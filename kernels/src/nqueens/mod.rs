@@ -19,6 +19,7 @@
 //! rebuilt from the queen's bit on the way back up, so nothing else needs storing.
 
 mod check;
+pub mod constellation;
 pub mod random_dfs;
 mod subproblem;
 

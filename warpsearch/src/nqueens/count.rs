@@ -6,6 +6,7 @@ use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use cudarc::driver::PushKernelArg;
+use kernels::nqueens::constellation::{self, Counter, Found, Job, Level};
 use kernels::nqueens::{
     MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
 };
@@ -57,6 +58,28 @@ fn gpu_block() -> u32 {
     tuning("WARPSEARCH_BLOCK", GPU_BLOCK).next_multiple_of(32)
 }
 
+/// The counting method: border constellations or the row-by-row search with its symmetry
+/// tests. Each backend gets the faster one (measured, `docs/notes/nqueens-gpu.md`): on the GPU
+/// the constellations' uniform steps keep 27 of 32 lanes busy where the row search kept 10;
+/// on a CPU core the row search's smaller tree and register-only stack win.
+/// `WARPSEARCH_NQUEENS_ENGINE=rows|constellations` overrides it for comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Constellations,
+    Rows,
+}
+
+fn engine(backend: &Backend) -> Engine {
+    match std::env::var("WARPSEARCH_NQUEENS_ENGINE").as_deref() {
+        Ok("rows") => Engine::Rows,
+        Ok("constellations") => Engine::Constellations,
+        _ => match backend {
+            Backend::Gpu(_) => Engine::Constellations,
+            Backend::Cpu(_) => Engine::Rows,
+        },
+    }
+}
+
 /// Counts `n`-queens solutions on `backend`.
 pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Counts> {
     validate(n)?;
@@ -64,6 +87,9 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     if n < MIN_SYMMETRY_N {
         let (total, unique, nodes) = reference::count_by_brute_force(n)?;
         return Ok(finish(n, backend, started, total, unique, nodes));
+    }
+    if engine(backend) == Engine::Constellations {
+        return count_constellations(n, backend, control, started);
     }
     let target = match backend {
         Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
@@ -85,6 +111,205 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
         tally.unique(),
         tally.nodes,
     ))
+}
+
+/// [`count_on`] by border constellations (`kernels::nqueens::constellation`).
+fn count_constellations(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    started: Instant,
+) -> Result<Counts> {
+    let target = match backend {
+        Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
+        Backend::Gpu(device) => (gpu_split(n)
+            * gpu_resident_constellation_threads(device, n, n)? as u64)
+            .min(GPU_MAX_SUBPROBLEMS),
+    };
+    let (jobs, mut found) = constellation_jobs(n, target);
+    let (searched, (s180, s90)) = match backend {
+        Backend::Cpu(pool) => {
+            let searched = run_cpu_jobs(pool, n, &jobs, control)?;
+            (searched, pool.install(|| symmetric_counts(n)))
+        }
+        // The host counts the symmetric solutions while the GPU runs.
+        Backend::Gpu(device) => std::thread::scope(|scope| {
+            let symmetric = scope.spawn(|| symmetric_counts(n));
+            let searched = run_gpu_jobs(device, n, &jobs, control);
+            let symmetric = symmetric
+                .join()
+                .map_err(|_| Error::Verification("the symmetric count panicked".into()));
+            Ok::<_, Error>((searched?, symmetric?))
+        })?,
+    };
+    found.add(&searched);
+    let total = found.solutions;
+    Ok(finish(
+        n,
+        backend,
+        started,
+        total,
+        constellation::classes(total, s180, s90),
+        found.nodes,
+    ))
+}
+
+/// The 180°- and 90°-symmetric solutions (`S180`, `S90`), one task per column of row 0's queen.
+fn symmetric_counts(n: u32) -> (u64, u64) {
+    (0..n)
+        .into_par_iter()
+        .map(|first| constellation::symmetric_counts_from(n, first))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// The jobs of every canonical constellation, expanded row by row on the host (on every
+/// core) until there are at least a quarter of `target` of them, and what the expansion
+/// itself found (boards that ended within it, and its nodes).
+fn constellation_jobs(n: u32, target: u64) -> (Vec<Job>, Found) {
+    let mut starts = Vec::new();
+    let mut found = Found::default();
+    constellation::for_each_canonical(n, |c, orbit| match c.start() {
+        Some((frontier, schedule, _)) => starts.push(Job {
+            frontier,
+            schedule,
+            weight: orbit,
+        }),
+        // Every queen on the border (small boards): the constellation is one solution.
+        None => found.solutions += orbit as u64,
+    });
+    let mut depth = 0;
+    loop {
+        let parts: Vec<(Vec<Job>, Found)> = starts
+            .par_iter()
+            .map(|&start| {
+                let mut jobs = Vec::new();
+                let found = constellation::split(n, start, depth, &mut |job| jobs.push(job));
+                (jobs, found)
+            })
+            .collect();
+        let count: usize = parts.iter().map(|(jobs, _)| jobs.len()).sum();
+        if 4 * count as u64 >= target || depth + 4 >= n {
+            let mut jobs = Vec::with_capacity(count);
+            for (part, part_found) in parts {
+                jobs.extend(part);
+                found.add(&part_found);
+            }
+            return (jobs, found);
+        }
+        depth += 1;
+    }
+}
+
+fn run_cpu_jobs(
+    pool: &rayon::ThreadPool,
+    n: u32,
+    jobs: &[Job],
+    control: &RunControl,
+) -> Result<Found> {
+    let progress = control.progress_bar(jobs.len() as u64, &format!("{n}-queens (CPU)"));
+    let found = pool.install(|| {
+        jobs.par_chunks(CPU_CHUNK)
+            .map(|chunk| {
+                let mut counter = Counter::new(n, [Level::default(); 32]);
+                for &job in chunk {
+                    if control.cancelled() {
+                        return None;
+                    }
+                    counter.load(job);
+                    counter.run();
+                }
+                progress.advance(chunk.len() as u64);
+                Some(counter.found)
+            })
+            .try_reduce(Found::default, |mut a, b| {
+                a.add(&b);
+                Some(a)
+            })
+    });
+    progress.finish();
+    found.ok_or(Error::Interrupted)
+}
+
+/// Stack slots the jobs need: one per row left to fill (see `Counter`).
+fn levels(n: u32, jobs: &[Job]) -> u32 {
+    jobs.iter()
+        .map(|job| n - job.frontier.queens())
+        .max()
+        .unwrap_or(2)
+}
+
+/// Shared memory a block of the constellation kernel needs for `levels` levels a thread.
+fn constellation_shared_bytes(levels: u32) -> usize {
+    (gpu_block() / 32 * levels * CONSTELLATION_WARP_LEVEL_BYTES) as usize
+}
+
+/// Steps a lane of the constellation kernel takes between two refill votes of its warp
+/// (measured at N=20 on the H100: 8 → 2.73 s, 16 → 2.69 s, 32 → 2.60 s).
+const CONSTELLATION_STEPS_PER_POLL: u32 = 32;
+
+/// Bytes of one stack level of a warp in the constellation kernel (`SharedLevels`).
+const CONSTELLATION_WARP_LEVEL_BYTES: u32 = 768;
+
+/// Threads the GPU keeps resident for the constellation kernel with stacks for `rows` rows.
+fn gpu_resident_constellation_threads(
+    device: &GpuDevice,
+    _n: u32,
+    rows: u32,
+) -> Result<u32, GpuError> {
+    let function = device.function("warpsearch_nqueens_constellation")?;
+    let blocks = device.resident_blocks(
+        &function,
+        gpu_block(),
+        constellation_shared_bytes(rows.saturating_sub(4).max(2)),
+    )?;
+    Ok(blocks * gpu_block() * device.multiprocessors)
+}
+
+/// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
+fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) -> Result<Found> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_nqueens_constellation")?;
+    let levels = levels(n, jobs);
+    let shared = constellation_shared_bytes(levels);
+    let block = gpu_block();
+    let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
+    let words: Vec<u64> = jobs.iter().flat_map(|job| job.to_words()).collect();
+    let count = u32::try_from(jobs.len())
+        .map_err(|_| GpuError::Unsupported(format!("{} jobs (at most 2³² − 1)", jobs.len())))?;
+    let steps = tuning("WARPSEARCH_STEPS_PER_POLL", CONSTELLATION_STEPS_PER_POLL);
+    let device_words = step("copying jobs to the GPU", stream.clone_htod(&words))?;
+    let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
+    let tallies = step("allocating counters", stream.alloc_zeros::<u64>(2))?;
+    device.synchronize()?;
+    let progress = control.progress_bar(jobs.len() as u64, &format!("{n}-queens (GPU)"));
+    let config = launch_config(blocks, block, shared);
+    let next = words_control.slice(0..1);
+    let cancel = words_control.slice(1..2);
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&n)
+        .arg(&device_words)
+        .arg(&count)
+        .arg(&levels)
+        .arg(&steps)
+        .arg(&next)
+        .arg(&cancel)
+        .arg(&tallies);
+    // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
+    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, `levels × 768`
+    // bytes of shared memory per warp, whole-warp blocks.
+    step("launching the N-Queens constellation kernel", unsafe {
+        launch.launch(config)
+    })?;
+    let watched = device.watch(&words_control, jobs.len() as u64, &progress, control);
+    progress.finish();
+    watched?;
+    let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
+    device.synchronize()?;
+    Ok(Found {
+        solutions: result[0],
+        nodes: result[1],
+    })
 }
 
 fn finish(
@@ -239,6 +464,36 @@ mod tests {
                 "n = {n}"
             );
             assert_eq!(counts.known_match, Some(true));
+        }
+    }
+
+    #[test]
+    fn the_constellation_engine_counts_n_4_to_15_on_the_cpu() {
+        // The GPU's engine, run by the same code on the CPU: every split target, so that
+        // jobs start at several depths.
+        let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
+        for n in 4..=15 {
+            let counts =
+                count_constellations(n, &backend, &RunControl::quiet(), Instant::now()).unwrap();
+            assert_eq!(
+                (counts.total, counts.unique),
+                KNOWN[n as usize - 1],
+                "n = {n}"
+            );
+        }
+        for target in [1, 1 << 10, 1 << 20] {
+            let (jobs, host) = constellation_jobs(14, target);
+            let mut found = host;
+            found.add(
+                &run_cpu_jobs(
+                    &crate::backend::cpu_pool(None).unwrap(),
+                    14,
+                    &jobs,
+                    &RunControl::quiet(),
+                )
+                .unwrap(),
+            );
+            assert_eq!(found.solutions, KNOWN[13].0, "target {target}");
         }
     }
 
