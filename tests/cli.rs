@@ -570,3 +570,116 @@ fn gomoku_errors_name_the_column_and_input_is_capped() {
         assert_eq!(output.status.code(), Some(1));
     }
 }
+
+#[test]
+fn shards_merge_to_the_whole_count_and_bad_sets_are_named() {
+    let dir = std::env::temp_dir().join(format!("warpsearch-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let output = warpsearch(&[
+            "nqueens",
+            "14",
+            "--backend",
+            "cpu",
+            "--shard",
+            &shard,
+            "--result",
+            &file(&format!("s{k}.json")),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = warpsearch(&[
+        "merge",
+        &file("s1.json"),
+        &file("s2.json"),
+        &file("s3.json"),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["unique"].as_u64()),
+        (Some(365_596), Some(45_752))
+    );
+    assert_eq!(value["known_match"], true);
+    let output = warpsearch(&["merge", &file("s1.json"), &file("s3.json")]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("missing: 2/3"),
+        "{}",
+        stderr(&output)
+    );
+    let output = warpsearch(&[
+        "merge",
+        &file("s1.json"),
+        &file("s1.json"),
+        &file("s2.json"),
+        &file("s3.json"),
+    ]);
+    assert!(stderr(&output).contains("twice"), "{}", stderr(&output));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_from_its_checkpoint_with_exact_counts() {
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("warpsearch-ck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let checkpoint = dir.join("ck.json");
+    let args = [
+        "nqueens",
+        "16",
+        "--backend",
+        "cpu",
+        "--threads",
+        "1",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--checkpoint-every",
+        "0",
+        "--json",
+    ];
+    let mut child = command()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once some chunks are saved (or after a few seconds whatever happened).
+    let started = std::time::Instant::now();
+    while !checkpoint.exists() && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
+    let done = saved["done"].as_array().unwrap().len();
+    assert!(done > 0 && done < 256, "{done} chunks saved");
+    let output = warpsearch(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["unique"].as_u64()),
+        (Some(14_772_512), Some(1_846_955))
+    );
+    // A checkpoint of another size is refused.
+    let output = warpsearch(&[
+        "nqueens",
+        "15",
+        "--backend",
+        "cpu",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("another size"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -171,6 +171,12 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
         if Lanes::this_lane(exhausted).all() {
             break;
         }
+        // A stop abandons the jobs in flight too (a job can run for tens of seconds at large
+        // N); the host then discards this launch's counts.
+        // SAFETY: as above.
+        if unsafe { &*cancel }.load(Ordering::Relaxed) != 0 {
+            break;
+        }
         counter.advance(steps_per_poll);
     }
     let found = counter.found;

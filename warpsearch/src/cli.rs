@@ -109,6 +109,15 @@ printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
 and the CPU threads it would use."
     )]
     Info(InfoArgs),
+    /// Add up the result files of a sharded count and check it like a whole run.
+    #[command(
+        long_about = "Add up the result files of a sharded count (`nqueens N --shard K/M --result FILE`) and \
+print the answer as a whole run would, with the known-value check. The files must come from one problem, \
+size, program version and partition (its fingerprint), and cover every shard exactly once; anything else \
+is an error that names the files.",
+        after_help = "Example:\n  for k in 1 2 3 4; do warpsearch nqueens 16 --shard $k/4 --result s$k.json; done\n  warpsearch merge s*.json"
+    )]
+    Merge(MergeArgs),
 }
 
 #[derive(Args)]
@@ -192,7 +201,50 @@ struct NqueensArgs {
     #[arg(long, value_name = "FILE", requires = "one")]
     out: Option<std::path::PathBuf>,
     #[command(flatten)]
+    split: SplitArgs,
+    #[command(flatten)]
     common: Common,
+}
+
+/// Running a count in shards and resumable pieces (docs/cluster.md).
+#[derive(Args, Clone)]
+struct SplitArgs {
+    /// Count only shard K of M (1 ≤ K ≤ M) of a fixed, machine-independent partition; write
+    /// it with --result and add the shards up with `warpsearch merge`.
+    #[arg(long, value_name = "K/M", conflicts_with = "one")]
+    shard: Option<String>,
+    /// Write this run's result (counts, shard, partition fingerprint, seconds, backend) as
+    /// JSON to FILE, for `warpsearch merge`.
+    #[arg(long, value_name = "FILE", conflicts_with = "one")]
+    result: Option<std::path::PathBuf>,
+    /// Save progress to FILE (atomically) every --checkpoint-every seconds and on Ctrl-C;
+    /// the same command with the same FILE resumes where it stopped, with exact counts.
+    #[arg(long, value_name = "FILE", conflicts_with = "one")]
+    checkpoint: Option<std::path::PathBuf>,
+    /// Seconds between two checkpoint saves.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30,
+        requires = "checkpoint"
+    )]
+    checkpoint_every: u64,
+}
+
+impl SplitArgs {
+    fn wanted(&self) -> bool {
+        self.shard.is_some() || self.result.is_some() || self.checkpoint.is_some()
+    }
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The shards' result files (written with --result), every shard exactly once.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -258,6 +310,7 @@ pub fn main() -> i32 {
         Command::Gomoku(a) => a.json,
         Command::No3line(a) => a.common.json,
         Command::Info(a) => a.json,
+        Command::Merge(a) => a.json,
     };
     let result = match cli.command {
         Command::Nqueens(args) => run_nqueens(args, cancel),
@@ -266,6 +319,7 @@ pub fn main() -> i32 {
         Command::Gomoku(args) => run_gomoku(args, cancel),
         Command::No3line(args) => run_no3line(args, cancel),
         Command::Info(args) => run_info(args),
+        Command::Merge(args) => run_merge(args),
     };
     match result {
         Ok(status) => status,
@@ -353,12 +407,20 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         return run_find_one(args, cancel);
     }
     nqueens::validate(args.n)?;
+    if args.split.wanted() {
+        return run_nqueens_shard(args, cancel);
+    }
     let selected = select(&args.common)?;
     let counts = nqueens::count_on(args.n, &selected.backend, &control(&args.common, cancel))?;
+    print_nqueens_counts(&counts, args.common.json)
+}
+
+/// Prints a count (text or JSON); exit status 1 when it does not match the known values.
+fn print_nqueens_counts(counts: &nqueens::Counts, json: bool) -> Result<i32, Error> {
     let rate = counts.nodes as f64 / counts.seconds.max(1e-9);
-    if args.common.json {
+    if json {
         let mut value =
-            serde_json::to_value(&counts).map_err(|e| Error::Verification(e.to_string()))?;
+            serde_json::to_value(counts).map_err(|e| Error::Verification(e.to_string()))?;
         value["nodes_per_second"] = serde_json::json!(rate.round());
         out!("{value}");
     } else {
@@ -390,6 +452,88 @@ fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     } else {
         0
     })
+}
+
+fn run_nqueens_shard(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use warpsearch::shard::{CheckpointFile, Shard};
+    let shard = match &args.split.shard {
+        Some(text) => Shard::parse(text)?,
+        None => Shard::WHOLE,
+    };
+    // Fail on an unwritable --result before the search, not after it.
+    let result_file = args
+        .split
+        .result
+        .as_deref()
+        .map(AtomicOut::create)
+        .transpose()?;
+    let checkpoint = args.split.checkpoint.clone().map(|path| CheckpointFile {
+        path,
+        every: std::time::Duration::from_secs(args.split.checkpoint_every),
+    });
+    let selected = select(&args.common)?;
+    let result = nqueens::count_shard(
+        args.n,
+        &selected.backend,
+        &control(&args.common, cancel),
+        shard,
+        checkpoint.as_ref(),
+    );
+    let result = match result {
+        Err(Error::Interrupted) if checkpoint.is_some() => {
+            note!("progress saved; run the same command again to resume");
+            return Err(Error::Interrupted);
+        }
+        other => other?,
+    };
+    let value = serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
+    if let Some(mut file) = result_file {
+        file.line(format_args!("{value:#}"))?;
+        file.commit()?;
+    }
+    if shard == Shard::WHOLE {
+        // One shard is the whole search: report it as a whole run.
+        let counts = result
+            .counts
+            .counts(args.n, selected.backend.kind(), result.seconds);
+        return print_nqueens_counts(&counts, args.common.json);
+    }
+    if args.common.json {
+        out!("{value}");
+    } else {
+        out!(
+            "{}-queens shard {shard}: {} weighted solutions so far, {} nodes, {} ({} chunks of {})",
+            args.n,
+            group(result.counts.solutions),
+            group(result.counts.nodes),
+            seconds(result.seconds),
+            shard.chunks(result.partition.chunks).count(),
+            result.partition.chunks
+        );
+        out!("  add the shards up with `warpsearch merge FILES…`");
+    }
+    Ok(0)
+}
+
+fn run_merge(args: MergeArgs) -> Result<i32, Error> {
+    let (partition, counts, seconds, backends) =
+        warpsearch::shard::merge::<nqueens::Partial>(&args.files)?;
+    if partition.problem != "nqueens" {
+        return Err(Error::InvalidArgument(format!(
+            "{}: merging {} results is not supported",
+            args.files[0].display(),
+            partition.problem
+        )));
+    }
+    let backend = if backends.len() == 1 && backends[0] == "gpu" {
+        "gpu"
+    } else if backends.len() == 1 {
+        "cpu"
+    } else {
+        "mixed"
+    };
+    let counts = counts.counts(partition.n, backend, seconds);
+    print_nqueens_counts(&counts, args.json)
 }
 
 fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {

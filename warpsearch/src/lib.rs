@@ -7,7 +7,8 @@
 //! - [`no3line`]: no-three-in-line configurations by symmetry class, one warp per board on
 //!   the GPU and the same code on every CPU core.
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
-//! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress.
+//! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress;
+//!   [`shard`]: deterministic shards, result files, checkpoints and merging.
 
 pub mod backend;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod no3line;
 pub mod nqueens;
 pub mod run;
 pub mod selftest;
+pub mod shard;
 
 pub use backend::{Backend, BackendChoice};
 pub use error::{Error, GpuError, Result};

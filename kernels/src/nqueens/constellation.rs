@@ -561,7 +561,8 @@ impl HalfBoard {
         let top = !(self.down | self.left as u32 | self.right);
         // The two queens of a pair share a column (c = n−1−c) or a diagonal (c = row or
         // c = n−1−row) in these columns.
-        let own = 1 << self.row | 1 << (n - 1 - self.row) | if n % 2 == 1 { 1 << (n / 2) } else { 0 };
+        let own =
+            1 << self.row | 1 << (n - 1 - self.row) | if n % 2 == 1 { 1 << (n / 2) } else { 0 };
         top & !self.mirror(attacked_below) & !own & mask
     }
 

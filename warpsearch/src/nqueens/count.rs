@@ -5,6 +5,7 @@ use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
+use crate::shard::{CheckpointFile, Partition, Shard, ShardResult};
 use cudarc::driver::PushKernelArg;
 use kernels::nqueens::constellation::{self, Counter, Found, Job, Level};
 use kernels::nqueens::{
@@ -152,6 +153,126 @@ fn count_constellations(
         constellation::classes(total, s180, s90),
         found.nodes,
     ))
+}
+
+/// Counts of an N-Queens count that add up across chunks and shards: the weighted solutions of
+/// the constellations, the nodes, and (in chunk 0's share) the rotation-symmetric solutions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Partial {
+    /// Solutions found (each completion weighted by its constellation's orbit).
+    pub solutions: u64,
+    /// Queens placed.
+    pub nodes: u64,
+    /// 180°-symmetric solutions (counted once, with chunk 0).
+    pub s180: u64,
+    /// 90°-symmetric solutions (counted once, with chunk 0).
+    pub s90: u64,
+}
+
+impl crate::shard::Partial for Partial {
+    fn add(&mut self, other: &Self) {
+        self.solutions += other.solutions;
+        self.nodes += other.nodes;
+        self.s180 += other.s180;
+        self.s90 += other.s90;
+    }
+}
+
+impl Partial {
+    /// The counts of a complete search (every shard merged).
+    pub fn counts(&self, n: u32, backend: &'static str, seconds: f64) -> Counts {
+        let unique = constellation::classes(self.solutions, self.s180, self.s90);
+        Counts {
+            n,
+            total: self.solutions,
+            unique,
+            backend,
+            seconds,
+            nodes: self.nodes,
+            known_match: known(n).map(|expected| expected == (self.solutions, unique)),
+        }
+    }
+}
+
+/// Jobs a sharded count's work list aims for: fixed, so that the list (and each shard) is the
+/// same on every machine.
+const SHARDED_TARGET: u64 = 1 << 22;
+/// Chunks of a sharded count: the unit of shards and checkpoints.
+const SHARDED_CHUNKS: usize = 256;
+
+/// The work list of a sharded count of size `n`: the jobs, what their enumeration found, and
+/// the partition's identity.
+fn sharded_partition(n: u32) -> Result<(Vec<Job>, Found, Partition)> {
+    validate(n)?;
+    if n < MIN_SYMMETRY_N {
+        return Err(Error::InvalidArgument(format!(
+            "N = {n} is too small to shard: count it whole"
+        )));
+    }
+    let (jobs, found) = constellation_jobs(n, SHARDED_TARGET);
+    let words: Vec<[u64; Job::WORDS]> = jobs.iter().map(|job| job.to_words()).collect();
+    let chunks = jobs.len().clamp(1, SHARDED_CHUNKS) as u32;
+    Ok((jobs, found, Partition::new("nqueens", n, &words, chunks)))
+}
+
+/// Counts shard `shard` of the `n`-queens count on `backend`, resuming from and saving to
+/// `checkpoint` when given. The result's counts add up with the other shards' in
+/// [`crate::shard::merge`]; [`Partial::counts`] turns the sum into the answer.
+pub fn count_shard(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    shard: Shard,
+    checkpoint: Option<&CheckpointFile>,
+) -> Result<ShardResult<Partial>> {
+    let (jobs, host, partition) = sharded_partition(n)?;
+    // A batch of chunks is one launch (or one parallel loop); only the whole shard shows
+    // progress. A GPU launch needs about 8 jobs a resident thread to keep its tail short.
+    let quiet = control.clone().with_progress(false);
+    let batch = match backend {
+        Backend::Cpu(_) => 1,
+        Backend::Gpu(device) => {
+            let wanted = 8 * gpu_resident_constellation_threads(device, n, n)? as usize;
+            let per_chunk = (jobs.len() / partition.chunks as usize).max(1);
+            wanted.div_ceil(per_chunk)
+        }
+    };
+    let run_batch = |chunks: &[u32]| -> Result<Partial> {
+        let mut part = Partial::default();
+        if chunks.contains(&0) {
+            let (s180, s90) = symmetric_counts(n);
+            part = Partial {
+                solutions: host.solutions,
+                nodes: host.nodes,
+                s180,
+                s90,
+            };
+        }
+        // The chunks of a batch are strided over the list: gather their jobs.
+        let batch_jobs: Vec<Job> = chunks
+            .iter()
+            .flat_map(|&chunk| jobs[partition.chunk_range(chunk)].iter().copied())
+            .collect();
+        if !batch_jobs.is_empty() {
+            let found = match backend {
+                Backend::Cpu(pool) => run_cpu_jobs(pool, n, &batch_jobs, &quiet)?,
+                Backend::Gpu(device) => run_gpu_jobs(device, n, &batch_jobs, &quiet)?,
+            };
+            part.solutions += found.solutions;
+            part.nodes += found.nodes;
+        }
+        Ok(part)
+    };
+    let (counts, seconds) =
+        crate::shard::run_chunks(&partition, shard, checkpoint, control, batch, run_batch)?;
+    Ok(ShardResult {
+        partition,
+        shard,
+        counts,
+        seconds,
+        backend: backend.kind().into(),
+        devices: vec![backend.describe()],
+    })
 }
 
 /// The 180°- and 90°-symmetric solutions (`S180`, `S90`), one task per column of row 0's queen.
@@ -495,6 +616,41 @@ mod tests {
             );
             assert_eq!(found.solutions, KNOWN[13].0, "target {target}");
         }
+    }
+
+    #[test]
+    fn shards_add_up_to_the_whole_count_and_resume_exactly() {
+        use crate::shard::Partial as _;
+        let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
+        let quiet = RunControl::quiet();
+        let mut sum = Partial::default();
+        for k in 1..=3 {
+            let result =
+                count_shard(13, &backend, &quiet, Shard::new(k, 3).unwrap(), None).unwrap();
+            sum.add(&result.counts);
+        }
+        let counts = sum.counts(13, "cpu", 0.0);
+        assert_eq!((counts.total, counts.unique), KNOWN[12]);
+        assert_eq!(counts.known_match, Some(true));
+        // Interrupted after some chunks, then resumed: the same counts.
+        let dir = tempfile::tempdir().unwrap();
+        let file = CheckpointFile {
+            path: dir.path().join("ck.json"),
+            every: std::time::Duration::ZERO,
+        };
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let stopped = RunControl::quiet().with_cancel(flag);
+        let stopped_run = count_shard(13, &backend, &stopped, Shard::WHOLE, Some(&file));
+        assert!(
+            matches!(stopped_run, Err(Error::Interrupted)),
+            "{:?}",
+            stopped_run.map(|r| r.counts)
+        );
+        assert!(file.path.exists());
+        let resumed = count_shard(13, &backend, &quiet, Shard::WHOLE, Some(&file)).unwrap();
+        assert_eq!(resumed.counts.counts(13, "cpu", 0.0).total, KNOWN[12].0);
+        // A checkpoint of another size is refused.
+        assert!(count_shard(12, &backend, &quiet, Shard::WHOLE, Some(&file)).is_err());
     }
 
     #[test]

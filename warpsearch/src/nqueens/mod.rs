@@ -19,7 +19,7 @@ mod count;
 pub mod find;
 mod reference;
 
-pub use count::count_on;
+pub use count::{Partial, count_on, count_shard};
 pub use find::{
     BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts,
     random_dfs_batch, verify,
