@@ -132,12 +132,18 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
 /// bytes a warp each). A thread whose counter is idle takes the next job from `next` — one
 /// atomic per warp for all the lanes that need work — and then takes up to `steps_per_poll`
 /// steps before the warp meets again, so lanes are refilled while their neighbours are busy.
-/// Setting `cancel` makes every thread stop taking jobs.
+/// Setting `cancel` makes every thread stop, abandoning its job.
+///
+/// For checkpoints, `job_slots` (may be null) gives each job a slot, and when a job is done
+/// its solutions and nodes are added to `slot_counters[3·slot]`, `[3·slot + 1]` and
+/// `[3·slot + 2]` is decremented: the host sets that third word to the slot's number of jobs
+/// and takes a slot's counts as final once it reads zero there.
 ///
 /// # Safety
-/// `jobs` holds `count` jobs, each with at most `levels + 1` rows to fill; `next`, `cancel`
-/// and the two `tallies` are zeroed device words; dynamic shared memory of `levels × 768`
-/// bytes per warp; whole-warp blocks.
+/// `jobs` holds `count` jobs, each with at most `levels` rows to fill; `next`, `cancel` and
+/// the two `tallies` are zeroed device words; `job_slots` is null or holds `count` slots below
+/// the number of triples in `slot_counters`; dynamic shared memory of `levels × 768` bytes per
+/// warp; whole-warp blocks.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     n: u32,
@@ -148,6 +154,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     next: *const AtomicU32,
     cancel: *const AtomicU32,
     tallies: *const AtomicU64,
+    job_slots: *const u32,
+    slot_counters: *const AtomicU64,
 ) {
     // SAFETY: the launch provides `levels` levels per thread (the contract above).
     let stack = unsafe { SharedLevels::for_this_thread(levels) };
@@ -155,15 +163,38 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     let queue = WorkQueue::new(unsafe { &*next });
     let mut counter = Counter::new(n, stack);
     let mut exhausted = false;
+    // The job this lane runs, for the per-slot counts: its slot and the lane's counts when it
+    // started.
+    let mut current = u32::MAX;
+    let mut at_start = counter.found;
     loop {
         let idle = counter.is_idle() && !exhausted;
+        if idle && current != u32::MAX && !job_slots.is_null() {
+            // SAFETY: `current < count`; `job_slots` holds `count` slots and `slot_counters`
+            // three counters a slot (the contract above).
+            unsafe {
+                let slot = *job_slots.add(current as usize) as usize;
+                let counters = |i: usize| &*slot_counters.add(3 * slot + i);
+                counters(0).fetch_add(
+                    counter.found.solutions - at_start.solutions,
+                    Ordering::Relaxed,
+                );
+                counters(1).fetch_add(counter.found.nodes - at_start.nodes, Ordering::Relaxed);
+                // The counts must be visible before the host can see the job done.
+                core::sync::atomic::fence(Ordering::SeqCst);
+                counters(2).fetch_sub(1, Ordering::Relaxed);
+            }
+        }
         let claimed = queue.claim(Lanes::this_lane(idle)).mine();
         if idle {
+            current = u32::MAX;
             // SAFETY: `cancel` points to a device word that the host may set at any time.
             let stop = unsafe { &*cancel }.load(Ordering::Relaxed) != 0;
             if claimed < count && !stop {
                 // SAFETY: `claimed < count`, the length of `jobs`.
                 counter.load(unsafe { *jobs.add(claimed as usize) });
+                current = claimed;
+                at_start = counter.found;
             } else {
                 exhausted = true;
             }

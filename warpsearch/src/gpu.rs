@@ -194,6 +194,33 @@ impl GpuDevice {
         progress: &Progress,
         control: &RunControl,
     ) -> Result<(), Error> {
+        self.watch_with(words, total, progress, control, &mut || Ok(()))
+    }
+
+    /// Copies `buffer` to `out` through the monitor stream, while a kernel may still be
+    /// writing it (for counters the kernel updates atomically).
+    pub fn peek(&self, buffer: &CudaSlice<u64>, out: &mut [u64]) -> Result<(), GpuError> {
+        let pointer = {
+            let (pointer, _record) = buffer.device_ptr(&self.stream);
+            pointer
+        };
+        // SAFETY: `pointer` is the live buffer `buffer`, at least `out.len()` words (the
+        // caller's slices agree); the copy is waited for before `out` is used.
+        step("reading counters", unsafe {
+            memcpy_dtoh_async(out, pointer, self.monitor.cu_stream())
+        })?;
+        step("reading counters", self.monitor.synchronize())
+    }
+
+    /// [`GpuDevice::watch`], calling `tick` at every look (a few times a second).
+    pub fn watch_with(
+        &self,
+        words: &CudaSlice<u32>,
+        total: u64,
+        progress: &Progress,
+        control: &RunControl,
+        tick: &mut dyn FnMut() -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let words_ptr = {
             let (pointer, _record) = words.device_ptr(&self.stream);
             pointer
@@ -216,6 +243,7 @@ impl GpuDevice {
             })?;
             step("reading progress", self.monitor.synchronize())?;
             progress.set(u64::from(claimed[0]).min(total));
+            tick()?;
             if control.cancelled() && !stopping {
                 stopping = true;
                 let stop = [1u32];

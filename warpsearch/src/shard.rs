@@ -226,18 +226,21 @@ pub struct CheckpointFile {
     pub every: Duration,
 }
 
-/// Runs the chunks of `shard` that `checkpoint` does not list as done, `batch` chunks at a
-/// time with `run_batch` (a GPU launch wants many chunks' work to fill the device), and returns
-/// the shard's counts and its seconds over every run. Progress is saved to the checkpoint every
-/// `every` seconds, after the last batch, and when the run is stopped (Ctrl-C): a batch that
-/// was running then is dropped whole, to be run again.
+/// Runs the chunks of `shard` that `checkpoint` does not list as done and returns the shard's
+/// counts and its seconds over every run.
+///
+/// `run_batch(chunks, report)` runs up to `batch` chunks (a GPU launch takes all of them, a
+/// CPU pass one) and calls `report(chunk, counts)` as each one is finished. Progress is saved
+/// to the checkpoint at most every `every` seconds as chunks are reported, after the last one,
+/// and when the run fails or is stopped (Ctrl-C): chunks not reported by then are run again by
+/// the next run, so none is lost or counted twice.
 pub fn run_chunks<P: Partial>(
     partition: &Partition,
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
     control: &RunControl,
     batch: usize,
-    mut run_batch: impl FnMut(&[u32]) -> Result<P>,
+    mut run_batch: impl FnMut(&[u32], &mut dyn FnMut(u32, P) -> Result<()>) -> Result<()>,
 ) -> Result<(P, f64)> {
     let started = Instant::now();
     let mut state = Checkpoint {
@@ -280,32 +283,41 @@ pub fn run_chunks<P: Partial>(
         Ok(())
     };
     let mut last_save = Instant::now();
+    let mut outcome = Ok(());
     for chunks in todo.chunks(batch.max(1)) {
-        let outcome = if control.cancelled() {
-            Err(Error::Interrupted)
-        } else {
-            run_batch(chunks)
-        };
-        match outcome {
-            Ok(counts) => {
-                state.counts.add(&counts);
-                state.done.extend(chunks);
-                progress.advance(chunks.len() as u64);
-            }
-            Err(error) => {
-                // Interrupted (or failed): keep what is finished, drop the chunk in flight.
-                progress.finish();
-                save(&mut state)?;
-                return Err(error);
-            }
+        if control.cancelled() {
+            outcome = Err(Error::Interrupted);
+            break;
         }
-        if checkpoint.is_some_and(|file| last_save.elapsed() >= file.every) {
-            save(&mut state)?;
-            last_save = Instant::now();
+        let mut report = |chunk: u32, counts: P| -> Result<()> {
+            if !chunks.contains(&chunk) || state.done.contains(&chunk) {
+                return Err(Error::Verification(format!(
+                    "chunk {chunk} reported twice or outside its batch"
+                )));
+            }
+            state.counts.add(&counts);
+            state.done.insert(chunk);
+            progress.advance(1);
+            if checkpoint.is_some_and(|file| last_save.elapsed() >= file.every) {
+                save(&mut state)?;
+                last_save = Instant::now();
+            }
+            Ok(())
+        };
+        if let Err(error) = run_batch(chunks, &mut report) {
+            outcome = Err(error);
+            break;
+        }
+        if let Some(missing) = chunks.iter().find(|c| !state.done.contains(c)) {
+            outcome = Err(Error::Verification(format!(
+                "chunk {missing} finished without being reported"
+            )));
+            break;
         }
     }
     progress.finish();
     save(&mut state)?;
+    outcome?;
     Ok((state.counts, earlier + started.elapsed().as_secs_f64()))
 }
 
@@ -432,12 +444,12 @@ mod tests {
                 Some(&file),
                 &RunControl::quiet(),
                 1,
-                |c| {
+                |c, report| {
                     calls += 1;
                     if calls > stop_after {
                         return Err(Error::Interrupted);
                     }
-                    Ok(Sum(value(c[0])))
+                    report(c[0], Sum(value(c[0])))
                 },
             );
             assert!(matches!(first, Err(Error::Interrupted)));
@@ -448,10 +460,14 @@ mod tests {
                 Shard::WHOLE,
                 Some(&file),
                 &RunControl::quiet(),
-                4,
-                |c| {
-                    again += c.len();
-                    Ok(Sum(c.iter().map(|&c| value(c)).sum()))
+                37,
+                |c, report| {
+                    // One batch for everything left, reported chunk by chunk in another order.
+                    for &chunk in c.iter().rev() {
+                        again += 1;
+                        report(chunk, Sum(value(chunk)))?;
+                    }
+                    Ok(())
                 },
             )
             .unwrap();
@@ -467,7 +483,7 @@ mod tests {
                 Some(&file),
                 &RunControl::quiet(),
                 1,
-                |_| Ok(Sum(0))
+                |_, _| Ok(())
             )
             .is_err()
         );
@@ -478,7 +494,7 @@ mod tests {
                 Some(&file),
                 &RunControl::quiet(),
                 1,
-                |_| Ok(Sum(0))
+                |_, _| Ok(())
             )
             .is_err()
         );

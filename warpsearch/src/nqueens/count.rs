@@ -226,43 +226,67 @@ pub fn count_shard(
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<Partial>> {
     let (jobs, host, partition) = sharded_partition(n)?;
-    // A batch of chunks is one launch (or one parallel loop); only the whole shard shows
-    // progress. A GPU launch needs about 8 jobs a resident thread to keep its tail short.
+    // A GPU launch takes every chunk left (reporting each as its last job is done); the CPU
+    // runs one chunk at a time. Only the whole shard shows progress.
     let quiet = control.clone().with_progress(false);
     let batch = match backend {
         Backend::Cpu(_) => 1,
-        Backend::Gpu(device) => {
-            let wanted = 8 * gpu_resident_constellation_threads(device, n, n)? as usize;
-            let per_chunk = (jobs.len() / partition.chunks as usize).max(1);
-            wanted.div_ceil(per_chunk)
+        Backend::Gpu(_) => usize::MAX,
+    };
+    // Chunk 0 also carries what the enumeration found and the symmetric counts.
+    let extra = |chunk: u32| -> Partial {
+        if chunk != 0 {
+            return Partial::default();
+        }
+        let (s180, s90) = symmetric_counts(n);
+        Partial {
+            solutions: host.solutions,
+            nodes: host.nodes,
+            s180,
+            s90,
         }
     };
-    let run_batch = |chunks: &[u32]| -> Result<Partial> {
-        let mut part = Partial::default();
-        if chunks.contains(&0) {
-            let (s180, s90) = symmetric_counts(n);
-            part = Partial {
-                solutions: host.solutions,
-                nodes: host.nodes,
-                s180,
-                s90,
-            };
-        }
-        // The chunks of a batch are strided over the list: gather their jobs.
-        let batch_jobs: Vec<Job> = chunks
-            .iter()
-            .flat_map(|&chunk| jobs[partition.chunk_range(chunk)].iter().copied())
-            .collect();
-        if !batch_jobs.is_empty() {
-            let found = match backend {
-                Backend::Cpu(pool) => run_cpu_jobs(pool, n, &batch_jobs, &quiet)?,
-                Backend::Gpu(device) => run_gpu_jobs(device, n, &batch_jobs, &quiet)?,
-            };
-            part.solutions += found.solutions;
-            part.nodes += found.nodes;
-        }
-        Ok(part)
+    let with_found = |mut part: Partial, found: Found| {
+        part.solutions += found.solutions;
+        part.nodes += found.nodes;
+        part
     };
+    let run_batch =
+        |chunks: &[u32], report: &mut dyn FnMut(u32, Partial) -> Result<()>| match backend {
+            Backend::Cpu(pool) => {
+                for &chunk in chunks {
+                    let found = run_cpu_jobs(pool, n, &jobs[partition.chunk_range(chunk)], &quiet)?;
+                    report(chunk, with_found(extra(chunk), found))?;
+                }
+                Ok(())
+            }
+            Backend::Gpu(device) => {
+                let mut batch_jobs = Vec::new();
+                let mut of_job = Vec::new();
+                let mut per_slot = Vec::new();
+                for (slot, &chunk) in chunks.iter().enumerate() {
+                    let range = partition.chunk_range(chunk);
+                    per_slot.push(range.len() as u64);
+                    of_job.extend(std::iter::repeat_n(slot as u32, range.len()));
+                    batch_jobs.extend_from_slice(&jobs[range]);
+                }
+                let mut report_slot = |slot: usize, found: Found| {
+                    report(chunks[slot], with_found(extra(chunks[slot]), found))
+                };
+                if batch_jobs.is_empty() {
+                    for slot in 0..chunks.len() {
+                        report_slot(slot, Found::default())?;
+                    }
+                    return Ok(());
+                }
+                let slots = Slots {
+                    of_job,
+                    jobs: per_slot,
+                    report: &mut report_slot,
+                };
+                run_gpu_jobs_with(device, n, &batch_jobs, &quiet, Some(slots)).map(|_| ())
+            }
+        };
     let (counts, seconds) =
         crate::shard::run_chunks(&partition, shard, checkpoint, control, batch, run_batch)?;
     Ok(ShardResult {
@@ -386,8 +410,28 @@ fn gpu_resident_constellation_threads(
     Ok(blocks * gpu_block() * device.multiprocessors)
 }
 
+/// Per-job slots for a checkpointed launch: each job's slot, each slot's job count, and what
+/// to do with a slot's counts once all its jobs are done.
+struct Slots<'a> {
+    of_job: Vec<u32>,
+    jobs: Vec<u64>,
+    report: &'a mut dyn FnMut(usize, Found) -> Result<()>,
+}
+
 /// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
 fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) -> Result<Found> {
+    run_gpu_jobs_with(device, n, jobs, control, None)
+}
+
+/// [`run_gpu_jobs`], reporting each slot's counts as soon as its last job is done (the launch
+/// may be stopped after that: the reported slots stay valid).
+fn run_gpu_jobs_with(
+    device: &GpuDevice,
+    n: u32,
+    jobs: &[Job],
+    control: &RunControl,
+    slots: Option<Slots>,
+) -> Result<Found> {
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens_constellation")?;
     let levels = levels(n, jobs);
@@ -401,11 +445,22 @@ fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) 
     let device_words = step("copying jobs to the GPU", stream.clone_htod(&words))?;
     let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let tallies = step("allocating counters", stream.alloc_zeros::<u64>(2))?;
+    // Slots: each job's slot, and [solutions, nodes, jobs left] a slot (one dummy when none).
+    let (of_job, initial): (Vec<u32>, Vec<u64>) = match &slots {
+        Some(slots) => (
+            slots.of_job.clone(),
+            slots.jobs.iter().flat_map(|&left| [0, 0, left]).collect(),
+        ),
+        None => (vec![0], vec![0, 0, 0]),
+    };
+    let device_slots = step("copying slots to the GPU", stream.clone_htod(&of_job))?;
+    let slot_counters = step("copying slots to the GPU", stream.clone_htod(&initial))?;
     device.synchronize()?;
     let progress = control.progress_bar(jobs.len() as u64, &format!("{n}-queens (GPU)"));
     let config = launch_config(blocks, block, shared);
     let next = words_control.slice(0..1);
     let cancel = words_control.slice(1..2);
+    let no_slots = 0u64;
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&n)
@@ -416,14 +471,51 @@ fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) 
         .arg(&next)
         .arg(&cancel)
         .arg(&tallies);
+    if slots.is_some() {
+        launch.arg(&device_slots).arg(&slot_counters);
+    } else {
+        launch.arg(&no_slots).arg(&no_slots);
+    }
     // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
-    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, `levels × 768`
-    // bytes of shared memory per warp, whole-warp blocks.
+    // at most `levels` rows to fill, zeroed counter, stop word and tallies, a slot per job and
+    // three counters per slot (or null pointers), `levels × 768` bytes of shared memory per
+    // warp, whole-warp blocks.
     step("launching the N-Queens constellation kernel", unsafe {
         launch.launch(config)
     })?;
-    let watched = device.watch(&words_control, jobs.len() as u64, &progress, control);
+    let mut reported = vec![false; initial.len() / 3];
+    let mut counters = vec![0u64; initial.len()];
+    let mut slots = slots;
+    let mut look = |counters: &mut Vec<u64>| -> Result<()> {
+        let Some(slots) = slots.as_mut() else {
+            return Ok(());
+        };
+        device.peek(&slot_counters, counters)?;
+        for (slot, done) in reported.iter_mut().enumerate() {
+            if !*done && counters[3 * slot + 2] == 0 {
+                *done = true;
+                (slots.report)(
+                    slot,
+                    Found {
+                        solutions: counters[3 * slot],
+                        nodes: counters[3 * slot + 1],
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    };
+    let watched = device.watch_with(
+        &words_control,
+        jobs.len() as u64,
+        &progress,
+        control,
+        &mut || look(&mut counters),
+    );
     progress.finish();
+    // The slots finished since the last look, also when the run was stopped.
+    step("waiting for the GPU", stream.synchronize())?;
+    look(&mut counters)?;
     watched?;
     let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
     device.synchronize()?;
