@@ -7,5 +7,5 @@ B=carry/warpsearch
 P=${PART:-1/2}
 exec > >(tee "${OUT:-/tmp}/device-no3line-15-${P%/*}.log") 2>&1
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; date -u
-echo "== n=15 part $P"; timeout 570 $B no3line 15 --backend gpu --part "$P" --json; echo "exit $?"
+echo "== n=15 part $P"; timeout 570 $B no3line 15 --backend gpu --shard "$P" --result "${OUT:-/tmp}/no3line-15-$(echo $P | tr / -).json" --json; echo "exit $?"
 echo "== done"; date -u

@@ -683,3 +683,35 @@ fn a_run_killed_with_sigkill_resumes_from_its_checkpoint_with_exact_counts() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn no3line_shards_merge_to_the_known_classes() {
+    let dir = std::env::temp_dir().join(format!("warpsearch-no3shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |k: u32| dir.join(format!("n{k}.json")).to_str().unwrap().to_string();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let output = warpsearch(&[
+            "no3line",
+            "8",
+            "--backend",
+            "cpu",
+            "--shard",
+            &shard,
+            "--result",
+            &file(k),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = warpsearch(&["merge", &file(1), &file(2), "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["inequivalent"].as_u64()),
+        (Some(380), Some(57))
+    );
+    assert_eq!(value["known_match"], true);
+    let output = warpsearch(&["no3line", "8", "--shard", "1/2", "--out", &file(3)]);
+    assert_eq!(output.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

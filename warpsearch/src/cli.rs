@@ -142,10 +142,8 @@ struct No3lineArgs {
     /// searched below each, boards found); exit 1 on any difference. Needs a GPU.
     #[arg(long, conflicts_with_all = ["out", "svg"])]
     cross_check: bool,
-    /// Search only part K of M (every M-th subtree, from the K-th): for runs too long for one
-    /// sitting. The parts' classes and nodes add up to the whole search's.
-    #[arg(long, value_name = "K/M", conflicts_with_all = ["out", "svg", "cross_check"])]
-    part: Option<String>,
+    #[command(flatten)]
+    split: SplitArgs,
     #[command(flatten)]
     common: Common,
 }
@@ -211,15 +209,15 @@ struct NqueensArgs {
 struct SplitArgs {
     /// Count only shard K of M (1 ≤ K ≤ M) of a fixed, machine-independent partition; write
     /// it with --result and add the shards up with `warpsearch merge`.
-    #[arg(long, value_name = "K/M", conflicts_with = "one")]
+    #[arg(long, value_name = "K/M")]
     shard: Option<String>,
     /// Write this run's result (counts, shard, partition fingerprint, seconds, backend) as
     /// JSON to FILE, for `warpsearch merge`.
-    #[arg(long, value_name = "FILE", conflicts_with = "one")]
+    #[arg(long, value_name = "FILE")]
     result: Option<std::path::PathBuf>,
     /// Save progress to FILE (atomically) every --checkpoint-every seconds and on Ctrl-C;
     /// the same command with the same FILE resumes where it stopped, with exact counts.
-    #[arg(long, value_name = "FILE", conflicts_with = "one")]
+    #[arg(long, value_name = "FILE")]
     checkpoint: Option<std::path::PathBuf>,
     /// Seconds between two checkpoint saves.
     #[arg(
@@ -454,86 +452,147 @@ fn print_nqueens_counts(counts: &nqueens::Counts, json: bool) -> Result<i32, Err
     })
 }
 
+/// The shard, the checkpoint and the result file of a sharded run, from the command line.
+struct SplitPlan {
+    shard: warpsearch::shard::Shard,
+    checkpoint: Option<warpsearch::shard::CheckpointFile>,
+    result: Option<AtomicOut>,
+}
+
+impl SplitPlan {
+    fn new(split: &SplitArgs) -> Result<SplitPlan, Error> {
+        use warpsearch::shard::{CheckpointFile, Shard};
+        let shard = match &split.shard {
+            Some(text) => Shard::parse(text)?,
+            None => Shard::WHOLE,
+        };
+        Ok(SplitPlan {
+            shard,
+            checkpoint: split.checkpoint.clone().map(|path| CheckpointFile {
+                path,
+                every: std::time::Duration::from_secs(split.checkpoint_every),
+            }),
+            // Fail on an unwritable --result before the search, not after it.
+            result: split.result.as_deref().map(AtomicOut::create).transpose()?,
+        })
+    }
+
+    /// Says how to resume an interrupted run; writes the result file of a finished one.
+    fn finish<P: serde::Serialize>(
+        &mut self,
+        outcome: Result<warpsearch::shard::ShardResult<P>, Error>,
+    ) -> Result<(warpsearch::shard::ShardResult<P>, serde_json::Value), Error> {
+        let result = match outcome {
+            Err(Error::Interrupted) if self.checkpoint.is_some() => {
+                note!("progress saved; run the same command again to resume");
+                return Err(Error::Interrupted);
+            }
+            other => other?,
+        };
+        let value =
+            serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
+        if let Some(mut file) = self.result.take() {
+            file.line(format_args!("{value:#}"))?;
+            file.commit()?;
+        }
+        Ok((result, value))
+    }
+
+    /// The line for a proper shard (a whole run prints its answer instead).
+    fn report(&self, what: &str, value: &serde_json::Value, json: bool) -> Result<i32, Error> {
+        if json {
+            out!("{value}");
+        } else {
+            let chunks = value["partition"]["chunks"].as_u64().unwrap_or(0) as u32;
+            out!(
+                "{what} shard {}: {} chunks of {chunks} done in {}; add the shards up with `warpsearch merge FILES…`",
+                self.shard,
+                self.shard.chunks(chunks).count(),
+                seconds(value["seconds"].as_f64().unwrap_or(0.0)),
+            );
+        }
+        Ok(0)
+    }
+}
+
 fn run_nqueens_shard(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    use warpsearch::shard::{CheckpointFile, Shard};
-    let shard = match &args.split.shard {
-        Some(text) => Shard::parse(text)?,
-        None => Shard::WHOLE,
-    };
-    // Fail on an unwritable --result before the search, not after it.
-    let result_file = args
-        .split
-        .result
-        .as_deref()
-        .map(AtomicOut::create)
-        .transpose()?;
-    let checkpoint = args.split.checkpoint.clone().map(|path| CheckpointFile {
-        path,
-        every: std::time::Duration::from_secs(args.split.checkpoint_every),
-    });
+    let mut plan = SplitPlan::new(&args.split)?;
     let selected = select(&args.common)?;
-    let result = nqueens::count_shard(
+    let outcome = nqueens::count_shard(
         args.n,
         &selected.backend,
         &control(&args.common, cancel),
-        shard,
-        checkpoint.as_ref(),
+        plan.shard,
+        plan.checkpoint.as_ref(),
     );
-    let result = match result {
-        Err(Error::Interrupted) if checkpoint.is_some() => {
-            note!("progress saved; run the same command again to resume");
-            return Err(Error::Interrupted);
-        }
-        other => other?,
-    };
-    let value = serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
-    if let Some(mut file) = result_file {
-        file.line(format_args!("{value:#}"))?;
-        file.commit()?;
-    }
-    if shard == Shard::WHOLE {
+    let (result, value) = plan.finish(outcome)?;
+    if plan.shard == warpsearch::shard::Shard::WHOLE {
         // One shard is the whole search: report it as a whole run.
         let counts = result
             .counts
             .counts(args.n, selected.backend.kind(), result.seconds);
         return print_nqueens_counts(&counts, args.common.json);
     }
-    if args.common.json {
-        out!("{value}");
-    } else {
-        out!(
-            "{}-queens shard {shard}: {} weighted solutions so far, {} nodes, {} ({} chunks of {})",
-            args.n,
-            group(result.counts.solutions),
-            group(result.counts.nodes),
-            seconds(result.seconds),
-            shard.chunks(result.partition.chunks).count(),
-            result.partition.chunks
-        );
-        out!("  add the shards up with `warpsearch merge FILES…`");
+    plan.report(&format!("{}-queens", args.n), &value, args.common.json)
+}
+
+fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use warpsearch::no3line;
+    let mut plan = SplitPlan::new(&args.split)?;
+    let selected = select(&args.common)?;
+    let outcome = no3line::enumerate_shard(
+        args.n,
+        &selected.backend,
+        &control(&args.common, cancel),
+        plan.shard,
+        plan.checkpoint.as_ref(),
+    );
+    let (result, value) = plan.finish(outcome)?;
+    if plan.shard == warpsearch::shard::Shard::WHOLE {
+        let counts = result
+            .counts
+            .counts(args.n, selected.backend.kind(), result.seconds);
+        return print_no3line_counts(&counts, args.common.json);
     }
-    Ok(0)
+    plan.report(
+        &format!("no-three-in-line n={}", args.n),
+        &value,
+        args.common.json,
+    )
 }
 
 fn run_merge(args: MergeArgs) -> Result<i32, Error> {
-    let (partition, counts, seconds, backends) =
-        warpsearch::shard::merge::<nqueens::Partial>(&args.files)?;
-    if partition.problem != "nqueens" {
-        return Err(Error::InvalidArgument(format!(
-            "{}: merging {} results is not supported",
-            args.files[0].display(),
-            partition.problem
-        )));
-    }
-    let backend = if backends.len() == 1 && backends[0] == "gpu" {
-        "gpu"
-    } else if backends.len() == 1 {
-        "cpu"
-    } else {
-        "mixed"
+    use warpsearch::shard::merge;
+    // The first file says which problem; `merge` then checks that all agree.
+    let problem = std::fs::read_to_string(&args.files[0])
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|value| value["partition"]["problem"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    let backend_of = |backends: &[String]| match backends {
+        [one] if one == "gpu" => "gpu",
+        [_] => "cpu",
+        _ => "mixed",
     };
-    let counts = counts.counts(partition.n, backend, seconds);
-    print_nqueens_counts(&counts, args.json)
+    match problem.as_str() {
+        "no3line" => {
+            let (partition, counts, seconds, backends) =
+                merge::<warpsearch::no3line::Partial>(&args.files)?;
+            let counts = counts.counts(partition.n, backend_of(&backends), seconds);
+            print_no3line_counts(&counts, args.json)
+        }
+        _ => {
+            let (partition, counts, seconds, backends) = merge::<nqueens::Partial>(&args.files)?;
+            if partition.problem != "nqueens" {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: not a result of a sharded count",
+                    args.files[0].display()
+                )));
+            }
+            let counts = counts.counts(partition.n, backend_of(&backends), seconds);
+            print_nqueens_counts(&counts, args.json)
+        }
+    }
 }
 
 fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
@@ -899,6 +958,14 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
 fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     use warpsearch::no3line;
     no3line::validate(args.n)?;
+    if args.split.wanted() {
+        if args.out.is_some() || args.svg.is_some() || args.cross_check {
+            return Err(Error::InvalidArgument(
+                "--shard/--result/--checkpoint count classes only; they do not combine with --out, --svg or --cross-check".into(),
+            ));
+        }
+        return run_no3line_shard(args, cancel);
+    }
     let io = |path: &std::path::Path| {
         let path = path.display().to_string();
         move |source| Error::Io {
@@ -939,15 +1006,11 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     let selected = select(&args.common)?;
     let representatives = std::sync::Mutex::new(Vec::new());
     let keep = args.out.is_some() || args.svg.is_some();
-    let part = match &args.part {
-        Some(text) => no3line::Part::parse(text)?,
-        None => no3line::Part::WHOLE,
-    };
     let counts = no3line::enumerate_part(
         args.n,
         &selected.backend,
         &control(&args.common, cancel),
-        part,
+        no3line::Part::WHOLE,
         |rows| {
             if keep
                 && no3line::classify(rows).is_ok_and(|(canonical, _)| canonical)
@@ -971,27 +1034,22 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
             std::fs::write(&path, no3line::svg(rows)?).map_err(io(&path))?;
         }
     }
-    if args.common.json {
+    print_no3line_counts(&counts, args.common.json)
+}
+
+/// Prints a no-three-in-line count (text or JSON); exit status 1 when it does not match the
+/// known values.
+fn print_no3line_counts(counts: &warpsearch::no3line::Counts, json: bool) -> Result<i32, Error> {
+    if json {
         let mut value =
-            serde_json::to_value(&counts).map_err(|e| Error::Verification(e.to_string()))?;
+            serde_json::to_value(counts).map_err(|e| Error::Verification(e.to_string()))?;
         value["nodes_per_second"] =
             serde_json::json!((counts.nodes as f64 / counts.seconds.max(1e-9)).round());
-        if part != no3line::Part::WHOLE {
-            value["part"] = serde_json::json!(format!("{}/{}", part.index, part.of));
-        }
         out!("{value}");
     } else {
         let c = &counts.classes;
-        let share = if part == no3line::Part::WHOLE {
-            String::new()
-        } else {
-            format!(
-                " (part {}/{} only: add the parts' classes)",
-                part.index, part.of
-            )
-        };
         out!(
-            "no-three-in-line n={}: {}, {} up to symmetry{share}",
+            "no-three-in-line n={}: {}, {} up to symmetry",
             counts.n,
             plural(counts.total, "configuration"),
             group(counts.inequivalent)

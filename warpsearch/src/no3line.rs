@@ -40,7 +40,7 @@ use std::time::Instant;
 pub const MAX_N: u32 = 16;
 
 /// Configurations by the symmetry group that fixes them (their stabiliser).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Classes {
     /// Only the identity.
     pub iden: u64,
@@ -324,6 +324,43 @@ impl Subtrees {
         match self {
             Subtrees::Prefixes(p, _) => p.len(),
             Subtrees::Boards(b, _) => b.len(),
+        }
+    }
+
+    /// The subtrees at `indices`, in that order.
+    fn select(&self, indices: impl Iterator<Item = usize>) -> Subtrees {
+        match self {
+            Subtrees::Prefixes(p, pruning) => {
+                Subtrees::Prefixes(indices.map(|i| p[i]).collect(), *pruning)
+            }
+            Subtrees::Boards(b, techniques) => {
+                Subtrees::Boards(indices.map(|i| b[i]).collect(), *techniques)
+            }
+        }
+    }
+
+    /// Each subtree as words, for the partition's fingerprint.
+    fn words(&self) -> Vec<Vec<u64>> {
+        match self {
+            Subtrees::Prefixes(p, _) => p.iter().map(|prefix| vec![prefix.0]).collect(),
+            Subtrees::Boards(b, _) => b
+                .iter()
+                .map(|cells| {
+                    let (points, empty, done) = (
+                        cells.points.to_array(),
+                        cells.empty.to_array(),
+                        cells.done.to_array(),
+                    );
+                    (0..32)
+                        .flat_map(|l| {
+                            [
+                                u64::from(points[l]) | u64::from(empty[l]) << 32,
+                                u64::from(done[l]),
+                            ]
+                        })
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -762,7 +799,7 @@ impl Part {
     /// Parses `K/M` with 1 ≤ K ≤ M.
     pub fn parse(text: &str) -> Result<Part> {
         let bad =
-            || Error::InvalidArgument(format!("--part wants K/M with 1 ≤ K ≤ M; got {text:?}"));
+            || Error::InvalidArgument(format!("a part is K/M with 1 ≤ K ≤ M; got {text:?}"));
         let (k, m) = text.split_once('/').ok_or_else(bad)?;
         let (index, of) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -826,6 +863,159 @@ pub fn enumerate_part(
         known_match: (part == Part::WHOLE)
             .then(|| known(n).map(|k| k == classes))
             .flatten(),
+    })
+}
+
+/// Counts of a no-three-in-line search that add up across chunks and shards.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Partial {
+    /// Canonical configurations found, by class.
+    pub classes: Classes,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl crate::shard::Partial for Partial {
+    fn add(&mut self, other: &Self) {
+        let (a, b) = (&mut self.classes, &other.classes);
+        a.iden += b.iden;
+        a.dia1 += b.dia1;
+        a.ort1 += b.ort1;
+        a.rot2 += b.rot2;
+        a.dia2 += b.dia2;
+        a.rot4 += b.rot4;
+        a.ort2 += b.ort2;
+        a.full += b.full;
+        self.nodes += other.nodes;
+    }
+}
+
+impl Partial {
+    /// The counts of a complete search (every shard merged).
+    pub fn counts(&self, n: u32, backend: &'static str, seconds: f64) -> Counts {
+        Counts {
+            n,
+            total: self.classes.total(),
+            inequivalent: self.classes.inequivalent(),
+            classes: self.classes,
+            backend,
+            seconds,
+            nodes: self.nodes,
+            known_match: known(n).map(|k| k == self.classes),
+        }
+    }
+}
+
+/// Subtrees a sharded search's work list aims for: fixed, so that it is the same everywhere.
+const SHARDED_TARGET: u64 = 1 << 16;
+/// Chunks of a sharded search.
+const SHARDED_CHUNKS: usize = 256;
+
+/// Searches shard `shard` of the size-`n` search on `backend`, resuming from and saving to
+/// `checkpoint` when given (the CPU saves chunk by chunk; a GPU launch takes the shard's
+/// chunks at once and saves them when it ends). The counts add up with the other shards' in
+/// [`crate::shard::merge`].
+pub fn enumerate_shard(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    shard: crate::shard::Shard,
+    checkpoint: Option<&crate::shard::CheckpointFile>,
+) -> Result<crate::shard::ShardResult<Partial>> {
+    validate(n)?;
+    let engine = engine();
+    let whole = split_search(n, SHARDED_TARGET, engine);
+    let chunks = whole.subtrees.len().clamp(1, SHARDED_CHUNKS) as u32;
+    let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+    let quiet = control.clone().with_progress(false);
+    // Chunk 0 also carries the host's own nodes and the boards it completed.
+    let extra = |chunk: u32| -> Partial {
+        if chunk != 0 {
+            return Partial::default();
+        }
+        let mut tally = Tally::default();
+        whole
+            .complete
+            .iter()
+            .for_each(|rows| tally.record(rows, &|_| {}));
+        Partial {
+            classes: tally.0,
+            nodes: whole.nodes,
+        }
+    };
+    let batch = match backend {
+        Backend::Cpu(_) => 1,
+        Backend::Gpu(_) => usize::MAX,
+    };
+    let run_batch = |chunks: &[u32], report: &mut dyn FnMut(u32, Partial) -> Result<()>| {
+        for &chunk in chunks.iter().filter(|_| matches!(backend, Backend::Cpu(_))) {
+            let subtrees = whole.subtrees.select(partition.chunk_range(chunk));
+            let tally = Mutex::new(Tally::default());
+            let record = |rows: &[u32]| {
+                if let Ok(mut tally) = tally.lock() {
+                    tally.record(rows, &|_| {});
+                }
+            };
+            let Backend::Cpu(pool) = backend else {
+                break;
+            };
+            let nodes = search_cpu(pool, n, &subtrees, &quiet, &record)?;
+            let classes = tally
+                .into_inner()
+                .map_err(|_| Error::Verification("a search thread panicked".into()))?
+                .0;
+            let mut part = extra(chunk);
+            crate::shard::Partial::add(
+                &mut part,
+                &Partial {
+                    classes,
+                    nodes: nodes.iter().sum(),
+                },
+            );
+            report(chunk, part)?;
+        }
+        if let Backend::Gpu(device) = backend {
+            // One launch for the shard: the node counts are per subtree, the boards are not,
+            // so the chunks are reported together when it ends.
+            let ranges: Vec<_> = chunks.iter().map(|&c| partition.chunk_range(c)).collect();
+            let subtrees = whole.subtrees.select(ranges.iter().flat_map(|r| r.clone()));
+            let searched = search_gpu(device, n, &subtrees, &quiet)?;
+            let mut tally = Tally::default();
+            searched
+                .boards
+                .iter()
+                .for_each(|rows| tally.record(rows, &|_| {}));
+            let mut offset = 0;
+            for (&chunk, range) in chunks.iter().zip(&ranges) {
+                let mut part = extra(chunk);
+                part.nodes += searched.nodes[offset..offset + range.len()]
+                    .iter()
+                    .sum::<u64>();
+                offset += range.len();
+                if chunk == chunks[0] {
+                    // The boards of the launch go with its first chunk.
+                    crate::shard::Partial::add(
+                        &mut part,
+                        &Partial {
+                            classes: tally.0,
+                            nodes: 0,
+                        },
+                    );
+                }
+                report(chunk, part)?;
+            }
+        }
+        Ok(())
+    };
+    let (counts, seconds) =
+        crate::shard::run_chunks(&partition, shard, checkpoint, control, batch, run_batch)?;
+    Ok(crate::shard::ShardResult {
+        partition,
+        shard,
+        counts,
+        seconds,
+        backend: backend.kind().into(),
+        devices: vec![backend.describe()],
     })
 }
 
@@ -959,6 +1149,30 @@ pub fn count(n: u32, options: &Options) -> Result<Counts> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_add_up_to_the_whole_search_and_resume_exactly() {
+        use crate::shard::{CheckpointFile, Partial as _, Shard};
+        let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
+        let quiet = RunControl::quiet();
+        let mut sum = Partial::default();
+        for k in 1..=3 {
+            let result =
+                enumerate_shard(9, &backend, &quiet, Shard::new(k, 3).unwrap(), None).unwrap();
+            sum.add(&result.counts);
+        }
+        assert_eq!(sum.counts(9, "cpu", 0.0).known_match, Some(true));
+        let dir = tempfile::tempdir().unwrap();
+        let file = CheckpointFile {
+            path: dir.path().join("ck.json"),
+            every: std::time::Duration::ZERO,
+        };
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let stopped = RunControl::quiet().with_cancel(flag);
+        assert!(enumerate_shard(9, &backend, &stopped, Shard::WHOLE, Some(&file)).is_err());
+        let resumed = enumerate_shard(9, &backend, &quiet, Shard::WHOLE, Some(&file)).unwrap();
+        assert_eq!(resumed.counts.counts(9, "cpu", 0.0).known_match, Some(true));
+    }
 
     #[test]
     fn class_counts_match_the_known_values_for_n_2_to_10() {
