@@ -798,8 +798,7 @@ impl Part {
 
     /// Parses `K/M` with 1 ≤ K ≤ M.
     pub fn parse(text: &str) -> Result<Part> {
-        let bad =
-            || Error::InvalidArgument(format!("a part is K/M with 1 ≤ K ≤ M; got {text:?}"));
+        let bad = || Error::InvalidArgument(format!("a part is K/M with 1 ≤ K ≤ M; got {text:?}"));
         let (k, m) = text.split_once('/').ok_or_else(bad)?;
         let (index, of) = (
             k.trim().parse().map_err(|_| bad())?,
