@@ -96,6 +96,13 @@ fn out_of_range_n_is_a_clear_error() {
     }
     let output = warpsearch(&["nqueens", "many"]);
     assert_eq!(output.status.code(), Some(2), "clap rejects a non-number");
+    for devices in ["", "0,,1", "gpu", "1,1", "-2"] {
+        let output = warpsearch(&["nqueens", "8", "--devices", devices, "--backend", "cpu"]);
+        assert_eq!(output.status.code(), Some(2), "--devices {devices:?}");
+        assert!(stderr(&output).contains("--devices"), "{}", stderr(&output));
+    }
+    let output = warpsearch(&["nqueens", "8", "--devices", "0,1", "--backend", "cpu"]);
+    assert!(output.status.success(), "the CPU ignores --devices");
 }
 
 #[test]

@@ -43,6 +43,67 @@ impl<'a> WorkQueue<'a> {
     }
 }
 
+/// The far end of a [`WorkQueue`] whose items the host supplies while the kernel runs: words
+/// `[ready, closed]` in device memory, which the host raises and sets (through a second stream)
+/// after it has written the items. A kernel without a feed has all `count` items from the start.
+#[derive(Clone, Copy)]
+pub struct Feed<'a> {
+    words: Option<&'a [AtomicU32; 2]>,
+    count: u32,
+}
+
+/// What a lane holding an index learns from the [`Feed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Supply {
+    /// The item is there: read it (with volatile loads: the host wrote it during the launch,
+    /// and an L1 line fetched earlier may be stale).
+    Ready,
+    /// No item will ever have this index: the lane's work is over.
+    Closed,
+    /// Not yet: ask again later.
+    Pending,
+}
+
+impl<'a> Feed<'a> {
+    /// `count` items, all there from the start.
+    pub fn fixed(count: u32) -> Self {
+        Feed { words: None, count }
+    }
+
+    /// Items the host supplies through `words` (`[ready, closed]`, zeroed at launch), at most
+    /// `capacity` of them.
+    pub fn host(words: &'a [AtomicU32; 2], capacity: u32) -> Self {
+        Feed {
+            words: Some(words),
+            count: capacity,
+        }
+    }
+
+    /// Whether the item at `index` can be read now, never will be, or later.
+    ///
+    /// GPU: two `ld.acquire.gpu` of the feed words (closed first: once it is set, the ready
+    /// count read after it is final).
+    #[inline(always)]
+    pub fn supply(&self, index: u32) -> Supply {
+        let Some(words) = self.words else {
+            return if index < self.count {
+                Supply::Ready
+            } else {
+                Supply::Closed
+            };
+        };
+        let closed = words[1].load(Ordering::Acquire) != 0;
+        let ready = words[0].load(Ordering::Acquire).min(self.count);
+        if index < ready {
+            Supply::Ready
+        } else if closed {
+            Supply::Closed
+        } else {
+            Supply::Pending
+        }
+    }
+}
+
 impl WorkQueue<'_> {
     /// One index for the whole warp (the same value in every lane): for work that a warp does
     /// together, such as a warp-wide board. GPU: lane 0's `atom.add` and one `shfl.idx`.

@@ -4,7 +4,7 @@
 //! Launch contract (checked by the host): 1-D blocks whose size is a multiple of 32, so that
 //! every warp is whole and may use the full-mask collectives.
 
-use crate::atomic::{WorkQueue, add_warp_total};
+use crate::atomic::{Feed, NO_INDEX, Supply, WorkQueue, add_warp_total};
 use crate::bits::popc;
 use crate::no3line::cells::Cells;
 use crate::no3line::pairs::PairLines;
@@ -134,16 +134,23 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
 /// steps before the warp meets again, so lanes are refilled while their neighbours are busy.
 /// Setting `cancel` makes every thread stop, abandoning its job.
 ///
+/// With `feed` null, all `count` jobs are there at launch. Otherwise the host supplies them
+/// while the kernel runs ([`Feed`]): `feed[0]` counts the jobs written so far (at most
+/// `count`), and once `feed[1]` is set no more come; a lane that has claimed an index beyond
+/// the supplied ones waits for it. This lets one launch a GPU run for a whole multi-GPU count
+/// while the host hands each GPU more work as it needs it.
+///
 /// For checkpoints, `job_slots` (may be null) gives each job a slot, and when a job is done
 /// its solutions and nodes are added to `slot_counters[3·slot]`, `[3·slot + 1]` and
 /// `[3·slot + 2]` is decremented: the host sets that third word to the slot's number of jobs
 /// and takes a slot's counts as final once it reads zero there.
 ///
 /// # Safety
-/// `jobs` holds `count` jobs, each with at most `levels` rows to fill; `next`, `cancel` and
-/// the two `tallies` are zeroed device words; `job_slots` is null or holds `count` slots below
-/// the number of triples in `slot_counters`; dynamic shared memory of `levels × 768` bytes per
-/// warp; whole-warp blocks.
+/// `jobs` holds `count` jobs (with a feed: room for them, filled in order before `feed[0]`
+/// counts them), each with at most `levels` rows to fill; `next`, `cancel` and the two
+/// `tallies` are zeroed device words; `job_slots` is null or holds `count` slots below the
+/// number of triples in `slot_counters`; `feed` is null or two zeroed device words; dynamic
+/// shared memory of `levels × 768` bytes per warp; whole-warp blocks.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     n: u32,
@@ -156,24 +163,34 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     tallies: *const AtomicU64,
     job_slots: *const u32,
     slot_counters: *const AtomicU64,
+    feed: *const [AtomicU32; 2],
 ) {
     // SAFETY: the launch provides `levels` levels per thread (the contract above).
     let stack = unsafe { SharedLevels::for_this_thread(levels) };
     // SAFETY: `next` points to a zeroed device counter.
     let queue = WorkQueue::new(unsafe { &*next });
+    let feed = if feed.is_null() {
+        Feed::fixed(count)
+    } else {
+        // SAFETY: a non-null `feed` points to two zeroed device words (the contract above).
+        Feed::host(unsafe { &*feed }, count)
+    };
     let mut counter = Counter::new(n, stack);
     let mut exhausted = false;
-    // The job this lane runs, for the per-slot counts: its slot and the lane's counts when it
+    // The job this lane runs, for the per-slot counts: its index and the lane's counts when it
     // started.
-    let mut current = u32::MAX;
+    let mut current = NO_INDEX;
     let mut at_start = counter.found;
+    // An index this lane holds whose job the host has not supplied yet.
+    let mut waiting = NO_INDEX;
     loop {
         let idle = counter.is_idle() && !exhausted;
-        if idle && current != u32::MAX && !job_slots.is_null() {
+        if idle && current != NO_INDEX && !job_slots.is_null() {
             // SAFETY: `current < count`; `job_slots` holds `count` slots and `slot_counters`
-            // three counters a slot (the contract above).
+            // three counters a slot (the contract above). The slot was written before the job
+            // was supplied; read past L1 as the job was.
             unsafe {
-                let slot = *job_slots.add(current as usize) as usize;
+                let slot = core::ptr::read_volatile(job_slots.add(current as usize)) as usize;
                 let counters = |i: usize| &*slot_counters.add(3 * slot + i);
                 counters(0).fetch_add(
                     counter.found.solutions - at_start.solutions,
@@ -185,18 +202,28 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
                 counters(2).fetch_sub(1, Ordering::Relaxed);
             }
         }
-        let claimed = queue.claim(Lanes::this_lane(idle)).mine();
+        let want = idle && waiting == NO_INDEX;
+        let claimed = queue.claim(Lanes::this_lane(want)).mine();
         if idle {
-            current = u32::MAX;
+            current = NO_INDEX;
+            if want {
+                waiting = claimed;
+            }
             // SAFETY: `cancel` points to a device word that the host may set at any time.
             let stop = unsafe { &*cancel }.load(Ordering::Relaxed) != 0;
-            if claimed < count && !stop {
-                // SAFETY: `claimed < count`, the length of `jobs`.
-                counter.load(unsafe { *jobs.add(claimed as usize) });
-                current = claimed;
-                at_start = counter.found;
-            } else {
-                exhausted = true;
+            match feed.supply(waiting) {
+                _ if stop => exhausted = true,
+                Supply::Ready => {
+                    // SAFETY: `waiting` is below the supplied count, at most `count`, the
+                    // length of `jobs`; volatile, as the host may have written it during the
+                    // launch.
+                    counter.load(unsafe { core::ptr::read_volatile(jobs.add(waiting as usize)) });
+                    current = waiting;
+                    waiting = NO_INDEX;
+                    at_start = counter.found;
+                }
+                Supply::Closed => exhausted = true,
+                Supply::Pending => {}
             }
         }
         if Lanes::this_lane(exhausted).all() {

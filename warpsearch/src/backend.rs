@@ -1,7 +1,7 @@
 //! Choosing where a search runs: the GPU when one is usable, otherwise every CPU core.
 
 use crate::error::{Error, GpuError, Result};
-use crate::gpu::GpuDevice;
+use crate::gpu::{DeviceChoice, Gpus};
 use std::sync::Arc;
 
 /// What the user asked for.
@@ -22,8 +22,8 @@ pub enum BackendChoice {
 pub enum Backend {
     /// A rayon pool of this many threads.
     Cpu(Arc<rayon::ThreadPool>),
-    /// An opened GPU.
-    Gpu(Arc<GpuDevice>),
+    /// The opened GPUs (counting runs spread over all of them; other work uses the first).
+    Gpu(Gpus),
 }
 
 impl Backend {
@@ -39,7 +39,8 @@ impl Backend {
     pub fn describe(&self) -> String {
         match self {
             Backend::Cpu(pool) => format!("CPU, {} threads", pool.current_num_threads()),
-            Backend::Gpu(device) => format!("GPU {}", device.describe()),
+            Backend::Gpu(gpus) if gpus.len() == 1 => format!("GPU {}", gpus.describe()),
+            Backend::Gpu(gpus) => gpus.describe(),
         }
     }
 }
@@ -87,8 +88,13 @@ pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
         .map_err(|e| Error::ThreadPool(e.to_string()))
 }
 
-/// Resolves `choice`: `gpu` fails when no GPU is usable, `auto` falls back to the CPU and says why.
-pub fn select(choice: BackendChoice, threads: Option<usize>) -> Result<Selected> {
+/// Resolves `choice`: `gpu` fails when no GPU is usable, `auto` falls back to the CPU and says
+/// why. `devices` says which GPUs to open.
+pub fn select(
+    choice: BackendChoice,
+    threads: Option<usize>,
+    devices: &DeviceChoice,
+) -> Result<Selected> {
     let cpu = |reason: String| -> Result<Selected> {
         Ok(Selected {
             backend: Backend::Cpu(cpu_pool(threads)?),
@@ -102,23 +108,15 @@ pub fn select(choice: BackendChoice, threads: Option<usize>) -> Result<Selected>
             Ok(Selected { reason, ..selected })
         }
         BackendChoice::Gpu => {
-            let device = GpuDevice::open()?;
-            let reason = format!("backend: GPU {} (as asked)", device.describe());
-            Ok(Selected {
-                backend: Backend::Gpu(Arc::new(device)),
-                reason,
-            })
+            let backend = Backend::Gpu(Gpus::open(devices)?);
+            let reason = format!("backend: {} (as asked)", backend.describe());
+            Ok(Selected { backend, reason })
         }
-        BackendChoice::Auto => match GpuDevice::open() {
-            Ok(device) => {
-                let reason = format!(
-                    "backend: GPU {} (auto: a GPU is available)",
-                    device.describe()
-                );
-                Ok(Selected {
-                    backend: Backend::Gpu(Arc::new(device)),
-                    reason,
-                })
+        BackendChoice::Auto => match Gpus::open(devices) {
+            Ok(gpus) => {
+                let backend = Backend::Gpu(gpus);
+                let reason = format!("backend: {} (auto: a GPU is available)", backend.describe());
+                Ok(Selected { backend, reason })
             }
             Err(why) => {
                 let pool = cpu_pool(threads)?;

@@ -169,6 +169,11 @@ struct Common {
     /// Threads for the CPU backend (default: every core).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
+    /// GPUs to use: `all` (every GPU the driver shows, after CUDA_VISIBLE_DEVICES) or
+    /// indices such as `0,2`. Counts (nqueens, no3line) hand their work out to all of them;
+    /// other commands use the first.
+    #[arg(long, value_name = "all|I,J,…", default_value = "all")]
+    devices: warpsearch::gpu::DeviceChoice,
     /// Print one JSON object on stdout instead of text (no progress bar).
     #[arg(long)]
     json: bool,
@@ -388,8 +393,17 @@ fn usage_error(error: &clap::Error) -> i32 {
     EXIT_USAGE
 }
 
+/// The backend of a counting run: every GPU `--devices` names.
 fn select(common: &Common) -> Result<Selected, Error> {
-    let selected = backend::select(common.backend, common.threads)?;
+    let selected = backend::select(common.backend, common.threads, &common.devices)?;
+    note!("{}", selected.reason);
+    Ok(selected)
+}
+
+/// The backend of work that runs on one GPU: the first that `--devices` names.
+fn select_one(common: &Common) -> Result<Selected, Error> {
+    let first = common.devices.first_only();
+    let selected = backend::select(common.backend, common.threads, &first)?;
     note!("{}", selected.reason);
     Ok(selected)
 }
@@ -435,6 +449,7 @@ fn print_nqueens_counts(counts: &nqueens::Counts, json: bool) -> Result<i32, Err
             group(counts.nodes),
             per_second(rate, "nodes")
         );
+        print_device_shares(&counts.devices, "jobs")?;
         out!(
             "  {}",
             match counts.known_match {
@@ -450,6 +465,27 @@ fn print_nqueens_counts(counts: &nqueens::Counts, json: bool) -> Result<i32, Err
     } else {
         0
     })
+}
+
+/// One line per GPU of a run spread over several (a one-GPU run needs none).
+fn print_device_shares(
+    shares: &[warpsearch::shard::DeviceShare],
+    units: &str,
+) -> Result<(), Error> {
+    if shares.len() < 2 {
+        return Ok(());
+    }
+    for share in shares {
+        out!(
+            "  {}: {} chunks, {} {units}, {} nodes, busy {}",
+            share.device,
+            share.chunks,
+            group(share.units),
+            group(share.nodes),
+            seconds(share.seconds)
+        );
+    }
+    Ok(())
 }
 
 /// The shard, the checkpoint and the result file of a sharded run, from the command line.
@@ -528,9 +564,10 @@ fn run_nqueens_shard(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, 
     let (result, value) = plan.finish(outcome)?;
     if plan.shard == warpsearch::shard::Shard::WHOLE {
         // One shard is the whole search: report it as a whole run.
-        let counts = result
+        let mut counts = result
             .counts
             .counts(args.n, selected.backend.kind(), result.seconds);
+        counts.devices = result.per_device;
         return print_nqueens_counts(&counts, args.common.json);
     }
     plan.report(&format!("{}-queens", args.n), &value, args.common.json)
@@ -549,9 +586,10 @@ fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, 
     );
     let (result, value) = plan.finish(outcome)?;
     if plan.shard == warpsearch::shard::Shard::WHOLE {
-        let counts = result
+        let mut counts = result
             .counts
             .counts(args.n, selected.backend.kind(), result.seconds);
+        counts.devices = result.per_device;
         return print_no3line_counts(&counts, args.common.json);
     }
     plan.report(
@@ -609,7 +647,7 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
     // Fail on an unwritable --out before the search, not after it.
     let mut out = args.out.as_deref().map(AtomicOut::create).transpose()?;
     let backend = if args.method == Method::RandomDfs {
-        let selected = select(&args.common)?;
+        let selected = select_one(&args.common)?;
         Some(selected.backend)
     } else {
         None
@@ -662,7 +700,7 @@ fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error
 }
 
 fn run_selftest(args: SelftestArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    let selected = select(&args.common)?;
+    let selected = select_one(&args.common)?;
     let report = selftest::run(&selected.backend, args.warps, args.seed)?;
     if cancel.load(Ordering::SeqCst) {
         return Err(Error::Interrupted);
@@ -872,7 +910,10 @@ fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
     let mut backends = Vec::new();
     if args.common.backend != BackendChoice::Cpu {
         match warpsearch::gpu::GpuDevice::open() {
-            Ok(device) => backends.push(("gpu", warpsearch::Backend::Gpu(Arc::new(device)))),
+            Ok(device) => backends.push((
+                "gpu",
+                warpsearch::Backend::Gpu(warpsearch::gpu::Gpus::one(device)),
+            )),
             Err(e) if args.common.backend == BackendChoice::Gpu => return Err(e.into()),
             Err(e) => note!("no GPU column ({e})"),
         }
@@ -985,6 +1026,7 @@ fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         let options = no3line::Options {
             backend: BackendChoice::Gpu,
             threads: args.common.threads,
+            devices: args.common.devices.first_only(),
             control: control(&args.common, cancel),
         };
         let checked = no3line::cross_check(args.n, &options)?;
@@ -1072,6 +1114,7 @@ fn print_no3line_counts(counts: &warpsearch::no3line::Counts, json: bool) -> Res
             group(counts.nodes),
             per_second(counts.nodes as f64 / counts.seconds.max(1e-9), "nodes")
         );
+        print_device_shares(&counts.devices, "subtrees")?;
         out!(
             "  {}",
             match counts.known_match {

@@ -25,6 +25,14 @@ pub enum Error {
     /// result would be incomplete, so none is reported.
     #[error("search limit reached: {0}")]
     SearchLimit(String),
+    /// One GPU of a run spread over several failed; the run was stopped.
+    #[error("{device}: {source}")]
+    OnDevice {
+        /// Which GPU, as "GPU 1 (NVIDIA H200)".
+        device: String,
+        /// What went wrong there.
+        source: Box<Error>,
+    },
     /// Reading or writing a file.
     #[error("{path}: {source}")]
     Io {

@@ -25,6 +25,8 @@ pub fn has_kernels() -> bool {
 
 /// An initialised GPU with the kernels loaded.
 pub struct GpuDevice {
+    /// Its index among the visible GPUs.
+    pub ordinal: usize,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     /// A non-blocking stream for looking at a running kernel's counters (see [`Self::watch`]).
@@ -51,31 +53,17 @@ impl std::fmt::Debug for GpuDevice {
 impl GpuDevice {
     /// Opens GPU 0 and loads the kernels.
     pub fn open() -> Result<GpuDevice, GpuError> {
-        if !has_kernels() {
-            return Err(GpuError::NoKernels);
-        }
-        // SAFETY: only probes whether the shared library can be loaded.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(GpuError::DriverNotFound);
-        }
-        // The bindings panic on a driver that lacks a symbol they expect; turn that into an
-        // error instead of a crash.
-        let previous_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
-        let opened = std::panic::catch_unwind(Self::open_unchecked);
-        std::panic::set_hook(previous_hook);
-        opened.unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(GpuError::Bindings(message))
-        })
+        Self::open_ordinal(0)
     }
 
-    fn open_unchecked() -> Result<GpuDevice, GpuError> {
-        let ctx = CudaContext::new(0).map_err(|e| GpuError::driver("initialising GPU 0", e))?;
+    /// Opens GPU `ordinal` (as numbered after `CUDA_VISIBLE_DEVICES`) and loads the kernels.
+    pub fn open_ordinal(ordinal: usize) -> Result<GpuDevice, GpuError> {
+        guarded(|| Self::open_unchecked(ordinal))
+    }
+
+    fn open_unchecked(ordinal: usize) -> Result<GpuDevice, GpuError> {
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| GpuError::driver(format!("initialising GPU {ordinal}"), e))?;
         let attribute = |a: Attribute| {
             ctx.attribute(a)
                 .map_err(|e| GpuError::driver("reading device attributes", e))
@@ -114,6 +102,7 @@ impl GpuDevice {
             .new_stream()
             .map_err(|e| GpuError::driver("creating a stream", e))?;
         Ok(GpuDevice {
+            ordinal,
             ctx,
             stream,
             monitor,
@@ -129,14 +118,52 @@ impl GpuDevice {
     /// One line: name, architecture, multiprocessors, driver.
     pub fn describe(&self) -> String {
         let (major, minor) = self.compute_capability;
-        let driver = match &self.driver_version {
+        format!(
+            "{} (sm_{major}{minor}, {} SMs, {})",
+            self.name,
+            self.multiprocessors,
+            self.describe_driver()
+        )
+    }
+
+    /// "driver 580.1, CUDA 13.0".
+    fn describe_driver(&self) -> String {
+        match &self.driver_version {
             Some(version) => format!("driver {version}, CUDA {}", self.driver_cuda),
             None => format!("CUDA {}", self.driver_cuda),
-        };
-        format!(
-            "{} (sm_{major}{minor}, {} SMs, {driver})",
-            self.name, self.multiprocessors
-        )
+        }
+    }
+
+    /// A second handle on this GPU with its own streams, sharing the context and the loaded
+    /// kernels: two launches from two handles run concurrently, so one's tail (its last,
+    /// longest jobs) overlaps the other's start. Made before any kernel runs (creating a
+    /// stream can wait for running work).
+    fn second_lane(&self) -> Result<GpuDevice, GpuError> {
+        let stream = self
+            .ctx
+            .new_stream()
+            .map_err(|e| GpuError::driver("creating a stream", e))?;
+        let monitor = self
+            .ctx
+            .new_stream()
+            .map_err(|e| GpuError::driver("creating a stream", e))?;
+        Ok(GpuDevice {
+            ordinal: self.ordinal,
+            ctx: self.ctx.clone(),
+            stream,
+            monitor,
+            module: self.module.clone(),
+            name: self.name.clone(),
+            compute_capability: self.compute_capability,
+            multiprocessors: self.multiprocessors,
+            driver_cuda: self.driver_cuda.clone(),
+            driver_version: self.driver_version.clone(),
+        })
+    }
+
+    /// "GPU 1 (NVIDIA H200)": how errors and per-device reports name it.
+    pub fn label(&self) -> String {
+        format!("GPU {} ({})", self.ordinal, self.name)
     }
 
     /// The stream all work is queued on.
@@ -144,8 +171,20 @@ impl GpuDevice {
         &self.stream
     }
 
-    /// A kernel of the embedded module by name.
+    /// Makes this GPU's context the calling thread's current one. The driver's context is
+    /// per thread: a GPU opened on one thread and driven from another (the GPUs of a run are
+    /// opened in parallel, and each is then driven by its own worker) must be bound before
+    /// calls that do not bind it themselves, such as the occupancy query and raw copies.
+    pub fn bind(&self) -> Result<(), GpuError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| GpuError::driver("making the GPU's context current", e))
+    }
+
+    /// A kernel of the embedded module by name (binding the context to this thread first,
+    /// since every use of a GPU starts by looking up its kernel).
     pub fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
+        self.bind()?;
         self.module
             .load_function(name)
             .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
@@ -165,6 +204,7 @@ impl GpuDevice {
         block: u32,
         shared_bytes: usize,
     ) -> Result<u32, GpuError> {
+        self.bind()?;
         // More than 48 KB of dynamic shared memory a block must be allowed explicitly (the
         // attribute stays set on the function for its launches).
         if shared_bytes > 48 * 1024 {
@@ -194,33 +234,83 @@ impl GpuDevice {
         progress: &Progress,
         control: &RunControl,
     ) -> Result<(), Error> {
-        self.watch_with(words, total, progress, control, &mut || Ok(()))
+        self.watch_with(words, control, &mut |claimed| {
+            progress.set(claimed.min(total));
+            Ok(())
+        })
     }
 
     /// Copies `buffer` to `out` through the monitor stream, while a kernel may still be
     /// writing it (for counters the kernel updates atomically).
-    pub fn peek(&self, buffer: &CudaSlice<u64>, out: &mut [u64]) -> Result<(), GpuError> {
+    pub fn peek<T: cudarc::driver::DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
+        self.bind()?;
+        if out.len() > buffer.len() {
+            return Err(GpuError::Unsupported(format!(
+                "reading {} items of a {}-item buffer",
+                out.len(),
+                buffer.len()
+            )));
+        }
         let pointer = {
             let (pointer, _record) = buffer.device_ptr(&self.stream);
             pointer
         };
-        // SAFETY: `pointer` is the live buffer `buffer`, at least `out.len()` words (the
-        // caller's slices agree); the copy is waited for before `out` is used.
+        // SAFETY: `pointer` is the live buffer `buffer`, at least `out.len()` items (checked
+        // above); the copy is waited for before `out` is used.
         step("reading counters", unsafe {
             memcpy_dtoh_async(out, pointer, self.monitor.cu_stream())
         })?;
         step("reading counters", self.monitor.synchronize())
     }
 
-    /// [`GpuDevice::watch`], calling `tick` at every look (a few times a second).
+    /// Writes `data` into `buffer` from item `offset` on, through the monitor stream, while a
+    /// kernel may be running (for work the host supplies to a running kernel); returns once
+    /// the data is on the GPU.
+    pub fn poke<T: cudarc::driver::DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+        offset: usize,
+        data: &[T],
+    ) -> Result<(), GpuError> {
+        self.bind()?;
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > buffer.len())
+        {
+            return Err(GpuError::Unsupported(format!(
+                "writing {} items at {offset} of a {}-item buffer",
+                data.len(),
+                buffer.len()
+            )));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let pointer = {
+            let (pointer, _record) = buffer.device_ptr(&self.stream);
+            pointer + (offset * std::mem::size_of::<T>()) as u64
+        };
+        // SAFETY: the range [offset, offset + data.len()) lies inside the live buffer (checked
+        // above); `data` outlives the copy, which is waited for.
+        step("supplying work to the GPU", unsafe {
+            memcpy_htod_async(pointer, data, self.monitor.cu_stream())
+        })?;
+        step("supplying work to the GPU", self.monitor.synchronize())
+    }
+
+    /// [`GpuDevice::watch`], calling `look` with the claimed count at every look (a few times
+    /// a second) instead of drawing progress itself.
     pub fn watch_with(
         &self,
         words: &CudaSlice<u32>,
-        total: u64,
-        progress: &Progress,
         control: &RunControl,
-        tick: &mut dyn FnMut() -> Result<(), Error>,
+        look: &mut dyn FnMut(u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.bind()?;
         let words_ptr = {
             let (pointer, _record) = words.device_ptr(&self.stream);
             pointer
@@ -242,8 +332,7 @@ impl GpuDevice {
                 memcpy_dtoh_async(&mut claimed, words_ptr, self.monitor.cu_stream())
             })?;
             step("reading progress", self.monitor.synchronize())?;
-            progress.set(u64::from(claimed[0]).min(total));
-            tick()?;
+            look(u64::from(claimed[0]))?;
             if control.cancelled() && !stopping {
                 stopping = true;
                 let stop = [1u32];
@@ -264,6 +353,208 @@ impl GpuDevice {
     /// The CUDA context (for timing events).
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+}
+
+/// Runs `open` (a call into the driver bindings) once the kernels and the driver are known to
+/// be there, turning a panic of the bindings into an error.
+fn guarded<T>(open: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
+    if !has_kernels() {
+        return Err(GpuError::NoKernels);
+    }
+    // SAFETY: only probes whether the shared library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(GpuError::DriverNotFound);
+    }
+    // The bindings panic on a driver that lacks a symbol they expect; turn that into an error
+    // instead of a crash.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(open));
+    std::panic::set_hook(previous_hook);
+    opened.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(GpuError::Bindings(message))
+    })
+}
+
+/// How many GPUs the driver shows this process (after `CUDA_VISIBLE_DEVICES`).
+pub fn visible_devices() -> Result<usize, GpuError> {
+    guarded(|| {
+        let count =
+            CudaContext::device_count().map_err(|e| GpuError::driver("counting the GPUs", e))?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    })
+}
+
+/// Which GPUs a run may use (`--devices`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// Every GPU the driver shows (`CUDA_VISIBLE_DEVICES` applies first).
+    #[default]
+    All,
+    /// These ordinals, in this order, each once.
+    List(Vec<usize>),
+}
+
+impl DeviceChoice {
+    /// Parses `all` or a comma-separated list of GPU indices such as `0,2`.
+    pub fn parse(text: &str) -> Result<DeviceChoice, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("all") {
+            return Ok(DeviceChoice::All);
+        }
+        let mut list = Vec::new();
+        for part in text.split(',') {
+            let ordinal: usize = part.trim().parse().map_err(|_| {
+                format!("--devices wants `all` or GPU indices like 0,2; got {text:?}")
+            })?;
+            if list.contains(&ordinal) {
+                return Err(format!("--devices names GPU {ordinal} twice"));
+            }
+            list.push(ordinal);
+        }
+        Ok(DeviceChoice::List(list))
+    }
+}
+
+impl DeviceChoice {
+    /// Only the first GPU of this choice: for work that runs on one GPU.
+    pub fn first_only(&self) -> DeviceChoice {
+        match self {
+            DeviceChoice::List(list) if !list.is_empty() => DeviceChoice::List(vec![list[0]]),
+            _ => DeviceChoice::List(vec![0]),
+        }
+    }
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        DeviceChoice::parse(text)
+    }
+}
+
+/// The GPUs of a run, each opened with the kernels loaded (at least one). When there are
+/// several, each also has a second *lane* (its own streams; see [`Gpus::lanes`]).
+#[derive(Clone, Debug)]
+pub struct Gpus {
+    devices: Arc<[Arc<GpuDevice>]>,
+    lanes: Arc<[Arc<GpuDevice>]>,
+}
+
+impl Gpus {
+    /// Opens the GPUs `choice` names, in parallel (each context takes a moment to create).
+    pub fn open(choice: &DeviceChoice) -> Result<Gpus, GpuError> {
+        let ordinals = match choice {
+            DeviceChoice::All => (0..visible_devices()?).collect(),
+            DeviceChoice::List(list) => {
+                let visible = visible_devices()?;
+                if let Some(&missing) = list.iter().find(|&&o| o >= visible) {
+                    return Err(GpuError::Unsupported(format!(
+                        "--devices names GPU {missing}, but the driver shows {visible} (0..={})",
+                        visible.saturating_sub(1)
+                    )));
+                }
+                list.clone()
+            }
+        };
+        if ordinals.is_empty() {
+            return Err(GpuError::NoDevice);
+        }
+        let several = ordinals.len() > 1;
+        let opened: Vec<Result<(GpuDevice, Option<GpuDevice>), GpuError>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = ordinals
+                    .iter()
+                    .map(|&ordinal| {
+                        scope.spawn(move || {
+                            let device = GpuDevice::open_ordinal(ordinal)?;
+                            let lane = several.then(|| device.second_lane()).transpose()?;
+                            Ok((device, lane))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(GpuError::Bindings("opening a GPU".into())))
+                    })
+                    .collect()
+            });
+        let mut devices = Vec::new();
+        let mut lanes = Vec::new();
+        for result in opened {
+            let (device, lane) = result?;
+            let device = Arc::new(device);
+            lanes.push(device.clone());
+            lanes.extend(lane.map(Arc::new));
+            devices.push(device);
+        }
+        Ok(Gpus {
+            devices: devices.into(),
+            lanes: lanes.into(),
+        })
+    }
+
+    /// One opened GPU.
+    pub fn one(device: GpuDevice) -> Gpus {
+        let devices: Arc<[Arc<GpuDevice>]> = vec![Arc::new(device)].into();
+        Gpus {
+            lanes: devices.clone(),
+            devices,
+        }
+    }
+
+    /// The first GPU: the one that runs work that is not spread over several.
+    pub fn first(&self) -> &Arc<GpuDevice> {
+        &self.devices[0]
+    }
+
+    /// Every GPU of the run.
+    pub fn all(&self) -> &[Arc<GpuDevice>] {
+        &self.devices
+    }
+
+    /// The handles work is spread over: one per GPU when there is one GPU, two per GPU (each
+    /// with its own streams) when there are several, so that every GPU always has a launch
+    /// queued behind the one finishing and never idles through a launch's tail.
+    pub fn lanes(&self) -> &[Arc<GpuDevice>] {
+        &self.lanes
+    }
+
+    /// How many GPUs.
+    pub fn len(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Never: a set holds at least one GPU.
+    pub fn is_empty(&self) -> bool {
+        self.devices.is_empty()
+    }
+
+    /// One line for reports: the GPU, or "2 GPUs: …".
+    pub fn describe(&self) -> String {
+        match self.all() {
+            [one] => one.describe(),
+            all => {
+                let names: Vec<String> = all
+                    .iter()
+                    .map(|d| format!("{}: {}", d.ordinal, d.name))
+                    .collect();
+                format!(
+                    "{} GPUs ({}; {})",
+                    all.len(),
+                    names.join(", "),
+                    all[0].describe_driver()
+                )
+            }
+        }
     }
 }
 
@@ -291,4 +582,27 @@ fn linux_driver_version() -> Option<String> {
     line.split_whitespace()
         .find(|word| word.chars().next().is_some_and(|c| c.is_ascii_digit()) && word.contains('.'))
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeviceChoice;
+
+    #[test]
+    fn device_lists_parse_and_bad_ones_are_refused() {
+        assert_eq!(DeviceChoice::parse("all"), Ok(DeviceChoice::All));
+        assert_eq!(DeviceChoice::parse(" ALL "), Ok(DeviceChoice::All));
+        assert_eq!(
+            DeviceChoice::parse("0, 2"),
+            Ok(DeviceChoice::List(vec![0, 2]))
+        );
+        for bad in ["", "1,,2", "-1", "gpu0", "1,1"] {
+            assert!(DeviceChoice::parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            DeviceChoice::List(vec![3, 1]).first_only(),
+            DeviceChoice::List(vec![3])
+        );
+        assert_eq!(DeviceChoice::All.first_only(), DeviceChoice::List(vec![0]));
+    }
 }

@@ -139,6 +139,9 @@ pub struct Counts {
     pub nodes: u64,
     /// Whether the classes match the known values; `None` when none are known.
     pub known_match: Option<bool>,
+    /// What each GPU did when the search was spread over several; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<crate::shard::DeviceShare>,
 }
 
 /// A configuration: `rows[r]` has bit c set for the point at (r, c).
@@ -758,7 +761,7 @@ fn search_gpu(
 /// is one).
 pub fn enumerate(n: u32, options: &Options, found: impl Fn(&[u32]) + Sync) -> Result<Counts> {
     validate(n)?;
-    let selected = crate::backend::select(options.backend, options.threads)?;
+    let selected = crate::backend::select(options.backend, options.threads, &options.devices)?;
     enumerate_on(n, &selected.backend, &options.control, found)
 }
 
@@ -823,6 +826,32 @@ pub fn enumerate_part(
     Part::new(part.index, part.of)?;
     let started = Instant::now();
     let engine = engine();
+    if let Backend::Gpu(gpus) = backend
+        && gpus.len() > 1
+        && part == Part::WHOLE
+        && n >= MULTI_GPU_MIN_N
+    {
+        // Every GPU takes batches of chunks of one work list, as a cluster's shards do.
+        let target = subtree_target(n, backend, engine)? * gpus.len() as u64;
+        let whole = split_search(n, target, engine);
+        let chunks = whole.subtrees.len().clamp(1, MULTI_GPU_CHUNKS) as u32;
+        let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+        let run = search_chunks(
+            n,
+            backend,
+            control,
+            &whole,
+            &partition,
+            crate::shard::Shard::WHOLE,
+            None,
+            &found,
+        )?;
+        let mut counts = run
+            .counts
+            .counts(n, backend.kind(), started.elapsed().as_secs_f64());
+        counts.devices = run.shares;
+        return Ok(counts);
+    }
     let whole = split_search(n, subtree_target(n, backend, engine)?, engine);
     let subtrees = whole.subtrees.part(part);
     // The host's own nodes and finds are counted once, by part 1.
@@ -840,8 +869,8 @@ pub fn enumerate_part(
     split_complete.iter().for_each(|rows| record(rows));
     let nodes = match backend {
         Backend::Cpu(pool) => search_cpu(pool, n, &subtrees, control, &record)?,
-        Backend::Gpu(device) => {
-            let searched = search_gpu(device, n, &subtrees, control)?;
+        Backend::Gpu(gpus) => {
+            let searched = search_gpu(gpus.first(), n, &subtrees, control)?;
             searched.boards.iter().for_each(|rows| record(rows));
             searched.nodes
         }
@@ -862,8 +891,15 @@ pub fn enumerate_part(
         known_match: (part == Part::WHOLE)
             .then(|| known(n).map(|k| k == classes))
             .flatten(),
+        devices: Vec::new(),
     })
 }
+
+/// The smallest size a search spreads over several GPUs (smaller ones take one GPU well
+/// under a second).
+const MULTI_GPU_MIN_N: u32 = 13;
+/// Chunks of a search spread over several GPUs: the batches they take are made of these.
+const MULTI_GPU_CHUNKS: usize = 256;
 
 /// Counts of a no-three-in-line search that add up across chunks and shards.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -887,6 +923,9 @@ impl crate::shard::Partial for Partial {
         a.full += b.full;
         self.nodes += other.nodes;
     }
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
 }
 
 impl Partial {
@@ -901,6 +940,7 @@ impl Partial {
             seconds,
             nodes: self.nodes,
             known_match: known(n).map(|k| k == self.classes),
+            devices: Vec::new(),
         }
     }
 }
@@ -926,8 +966,41 @@ pub fn enumerate_shard(
     let whole = split_search(n, SHARDED_TARGET, engine);
     let chunks = whole.subtrees.len().clamp(1, SHARDED_CHUNKS) as u32;
     let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
-    let quiet = control.clone().with_progress(false);
-    // Chunk 0 also carries the host's own nodes and the boards it completed.
+    let run = search_chunks(
+        n,
+        backend,
+        control,
+        &whole,
+        &partition,
+        shard,
+        checkpoint,
+        &|_| {},
+    )?;
+    Ok(crate::shard::ShardResult {
+        partition,
+        shard,
+        counts: run.counts,
+        seconds: run.seconds,
+        backend: backend.kind().into(),
+        devices: vec![backend.describe()],
+        per_device: run.shares,
+    })
+}
+
+/// Searches the chunks of `shard` of `whole` (grouped by `partition`) on `backend`'s workers
+/// (the CPU pool a chunk at a time, or every GPU taking batches of chunks), streaming every
+/// configuration found to `found`. The host's own nodes and finds go with chunk 0.
+#[allow(clippy::too_many_arguments)]
+fn search_chunks(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    whole: &Split,
+    partition: &crate::shard::Partition,
+    shard: crate::shard::Shard,
+    checkpoint: Option<&crate::shard::CheckpointFile>,
+    found: &(dyn Fn(&[u32]) + Sync),
+) -> Result<crate::shard::ChunkRun<Partial>> {
     let extra = |chunk: u32| -> Partial {
         if chunk != 0 {
             return Partial::default();
@@ -936,93 +1009,106 @@ pub fn enumerate_shard(
         whole
             .complete
             .iter()
-            .for_each(|rows| tally.record(rows, &|_| {}));
+            .for_each(|rows| tally.record(rows, &found));
         Partial {
             classes: tally.0,
             nodes: whole.nodes,
         }
     };
-    let batch = match backend {
-        Backend::Cpu(_) => 1,
-        Backend::Gpu(_) => usize::MAX,
+    // A batch of one of several GPUs holds at least half the subtrees a one-GPU run splits into.
+    let min_units = match backend {
+        Backend::Gpu(_) => subtree_target(n, backend, engine())? / 2,
+        Backend::Cpu(_) => 0,
     };
-    let run_batch = |chunks: &[u32], report: &mut dyn FnMut(u32, Partial) -> Result<()>| {
-        for &chunk in chunks.iter().filter(|_| matches!(backend, Backend::Cpu(_))) {
-            let subtrees = whole.subtrees.select(partition.chunk_range(chunk));
-            let tally = Mutex::new(Tally::default());
-            let record = |rows: &[u32]| {
-                if let Ok(mut tally) = tally.lock() {
-                    tally.record(rows, &|_| {});
-                }
-            };
-            let Backend::Cpu(pool) = backend else {
-                break;
-            };
-            let nodes = search_cpu(pool, n, &subtrees, &quiet, &record)?;
-            let classes = tally
-                .into_inner()
-                .map_err(|_| Error::Verification("a search thread panicked".into()))?
-                .0;
-            let mut part = extra(chunk);
-            crate::shard::Partial::add(
-                &mut part,
-                &Partial {
-                    classes,
-                    nodes: nodes.iter().sum(),
-                },
-            );
-            report(chunk, part)?;
-        }
-        if let Backend::Gpu(device) = backend {
-            // One launch for the shard: the node counts are per subtree, the boards are not,
-            // so the chunks are reported together when it ends.
-            let ranges: Vec<_> = chunks.iter().map(|&c| partition.chunk_range(c)).collect();
-            let subtrees = whole.subtrees.select(ranges.iter().flat_map(|r| r.clone()));
-            let searched = search_gpu(device, n, &subtrees, &quiet)?;
-            let mut tally = Tally::default();
-            searched
-                .boards
-                .iter()
-                .for_each(|rows| tally.record(rows, &|_| {}));
-            let mut offset = 0;
-            for (&chunk, range) in chunks.iter().zip(&ranges) {
-                let mut part = extra(chunk);
-                part.nodes += searched.nodes[offset..offset + range.len()]
-                    .iter()
-                    .sum::<u64>();
-                offset += range.len();
-                if chunk == chunks[0] {
-                    // The boards of the launch go with its first chunk.
+    let workers = crate::shard::Workers::of(backend, min_units, true);
+    let run_batch = |worker: usize,
+                     chunks: &[u32],
+                     control: &RunControl,
+                     report: &dyn Fn(u32, Partial) -> Result<()>|
+     -> Result<()> {
+        let quiet = control.clone().with_progress(false);
+        match backend {
+            Backend::Cpu(pool) => {
+                for &chunk in chunks {
+                    let subtrees = whole.subtrees.select(partition.chunk_range(chunk));
+                    let tally = Mutex::new(Tally::default());
+                    let record = |rows: &[u32]| {
+                        if let Ok(mut tally) = tally.lock() {
+                            tally.record(rows, &found);
+                        }
+                    };
+                    let nodes = search_cpu(pool, n, &subtrees, &quiet, &record)?;
+                    let classes = tally
+                        .into_inner()
+                        .map_err(|_| Error::Verification("a search thread panicked".into()))?
+                        .0;
+                    let mut part = extra(chunk);
                     crate::shard::Partial::add(
                         &mut part,
                         &Partial {
-                            classes: tally.0,
-                            nodes: 0,
+                            classes,
+                            nodes: nodes.iter().sum(),
                         },
                     );
+                    report(chunk, part)?;
                 }
-                report(chunk, part)?;
+                Ok(())
+            }
+            Backend::Gpu(gpus) => {
+                // One launch for the batch: the node counts are per subtree, the boards are
+                // not, so the chunks are reported together when it ends.
+                let device = &gpus.lanes()[worker];
+                let ranges: Vec<_> = chunks.iter().map(|&c| partition.chunk_range(c)).collect();
+                let subtrees = whole.subtrees.select(ranges.iter().flat_map(|r| r.clone()));
+                let searched = search_gpu(device, n, &subtrees, &quiet)
+                    .map_err(|e| crate::shard::on_device(gpus, device, e))?;
+                let mut tally = Tally::default();
+                searched
+                    .boards
+                    .iter()
+                    .for_each(|rows| tally.record(rows, &found));
+                let mut offset = 0;
+                for (&chunk, range) in chunks.iter().zip(&ranges) {
+                    let mut part = extra(chunk);
+                    part.nodes += searched.nodes[offset..offset + range.len()]
+                        .iter()
+                        .sum::<u64>();
+                    offset += range.len();
+                    if chunk == chunks[0] {
+                        // The boards of the launch go with its first chunk.
+                        crate::shard::Partial::add(
+                            &mut part,
+                            &Partial {
+                                classes: tally.0,
+                                nodes: 0,
+                            },
+                        );
+                    }
+                    report(chunk, part)?;
+                }
+                Ok(())
             }
         }
-        Ok(())
     };
-    let (counts, seconds) =
-        crate::shard::run_chunks(&partition, shard, checkpoint, control, batch, run_batch)?;
-    Ok(crate::shard::ShardResult {
-        partition,
-        shard,
-        counts,
-        seconds,
-        backend: backend.kind().into(),
-        devices: vec![backend.describe()],
-    })
+    let run_worker = |worker: usize,
+                      source: &crate::shard::ChunkSource,
+                      control: &RunControl,
+                      report: &dyn Fn(u32, Partial) -> Result<()>| loop {
+        let chunks = source.batch()?;
+        if chunks.is_empty() {
+            return Ok(());
+        }
+        run_batch(worker, &chunks, control, report)?;
+    };
+    crate::shard::run_chunks(partition, shard, checkpoint, control, &workers, run_worker)
 }
 
 /// How many subtrees to split into: enough for every CPU thread or GPU warp to take several.
 fn subtree_target(n: u32, backend: &Backend, engine: Engine) -> Result<u64> {
     Ok(match backend {
         Backend::Cpu(pool) => CPU_PREFIXES_PER_THREAD * pool.current_num_threads() as u64,
-        Backend::Gpu(device) => {
+        Backend::Gpu(gpus) => {
+            let device = gpus.first();
             let probe = match engine {
                 Engine::Rows(pruning) => Subtrees::Prefixes(Vec::new(), pruning),
                 Engine::Propagate(techniques) => Subtrees::Boards(Vec::new(), techniques),
@@ -1053,16 +1139,13 @@ pub struct CrossCheck {
 /// [`Error::Verification`] naming the first differing subtree.
 pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
     validate(n)?;
-    let device = GpuDevice::open()?;
+    let gpus = crate::gpu::Gpus::open(&options.devices.first_only())?;
     let pool = cpu_pool(options.threads)?;
-    let gpu = Backend::Gpu(std::sync::Arc::new(device));
     let engine = engine();
-    let split = split_search(n, subtree_target(n, &gpu, engine)?, engine);
+    let target = subtree_target(n, &Backend::Gpu(gpus.clone()), engine)?;
+    let split = split_search(n, target, engine);
     let subtrees = split.subtrees;
-    let Backend::Gpu(device) = &gpu else {
-        unreachable!("constructed as a GPU backend above")
-    };
-    let on_gpu = search_gpu(device, n, &subtrees, &options.control)?;
+    let on_gpu = search_gpu(gpus.first(), n, &subtrees, &options.control)?;
     let on_cpu_boards = Mutex::new(Vec::new());
     let on_cpu_nodes = search_cpu(&pool, n, &subtrees, &options.control, &|rows| {
         if let Ok(mut boards) = on_cpu_boards.lock() {

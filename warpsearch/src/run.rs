@@ -13,6 +13,8 @@ pub struct SearchOptions {
     pub backend: crate::backend::BackendChoice,
     /// CPU threads (all cores when `None`).
     pub threads: Option<usize>,
+    /// Which GPUs (all by default).
+    pub devices: crate::gpu::DeviceChoice,
     /// Cancellation and progress.
     pub control: RunControl,
 }
@@ -20,7 +22,8 @@ pub struct SearchOptions {
 /// How a running search learns it should stop, and whether it may draw progress.
 #[derive(Clone, Debug, Default)]
 pub struct RunControl {
-    cancel: Option<Arc<AtomicBool>>,
+    /// The run stops when any of these becomes true (Ctrl-C's, and a failed part's).
+    cancel: Vec<Arc<AtomicBool>>,
     /// Draw a progress bar on stderr for runs longer than about a second (only on a terminal).
     pub progress: bool,
 }
@@ -33,8 +36,15 @@ impl RunControl {
 
     /// Stops the search when `flag` becomes true (the CLI sets it from Ctrl-C).
     pub fn with_cancel(mut self, flag: Arc<AtomicBool>) -> RunControl {
-        self.cancel = Some(flag);
+        self.cancel.push(flag);
         self
+    }
+
+    /// A control that also stops when the returned flag is set: for stopping the other parts
+    /// of a run (the other GPUs) when one part fails.
+    pub fn child(&self) -> (RunControl, Arc<AtomicBool>) {
+        let flag = Arc::new(AtomicBool::new(false));
+        (self.clone().with_cancel(flag.clone()), flag)
     }
 
     /// Enables or disables the progress bar.
@@ -45,9 +55,7 @@ impl RunControl {
 
     /// True once the run has been asked to stop.
     pub fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.cancel.iter().any(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// A progress counter for `total` units of work, labelled `what`.

@@ -92,7 +92,7 @@ pub fn run(backend: &Backend, warps: u32, seed: u64) -> Result<Report> {
     let inputs = make_inputs(warps, seed);
     let (outputs, popc_total) = match backend {
         Backend::Cpu(_) => run_cpu(&inputs, warps),
-        Backend::Gpu(device) => run_gpu(device, &inputs, warps)?,
+        Backend::Gpu(gpus) => run_gpu(gpus.first(), &inputs, warps)?,
     };
     Ok(compare(backend, &inputs, warps, &outputs, popc_total))
 }

@@ -84,25 +84,46 @@ pub struct Partition {
 }
 
 impl Partition {
-    /// The partition of `units` (each unit's words in order) into `chunks` chunks.
-    pub fn new(problem: &str, n: u32, units: &[impl AsRef<[u64]>], chunks: u32) -> Partition {
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(problem.as_bytes());
-        hasher.update(&n.to_le_bytes());
-        hasher.update(&chunks.to_le_bytes());
-        for unit in units {
-            for word in unit.as_ref() {
-                hasher.update(&word.to_le_bytes());
-            }
-        }
-        Partition {
+    /// The partition of `units` (each unit's words in order) into `chunks` chunks. The
+    /// fingerprint hashes each chunk's units (in parallel: lists reach tens of millions of
+    /// units) and then the chunks' hashes in order.
+    pub fn new(
+        problem: &str,
+        n: u32,
+        units: &[impl AsRef<[u64]> + Sync],
+        chunks: u32,
+    ) -> Partition {
+        use rayon::prelude::*;
+        let mut partition = Partition {
             problem: problem.into(),
             n,
             version: VERSION.into(),
             units: units.len() as u64,
             chunks,
-            fingerprint: hasher.finalize().to_hex().to_string(),
+            fingerprint: String::new(),
+        };
+        let chunk_hashes: Vec<blake3::Hash> = (0..chunks.max(1))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut bytes = Vec::new();
+                for unit in &units[partition.chunk_range(chunk)] {
+                    for word in unit.as_ref() {
+                        bytes.extend_from_slice(&word.to_le_bytes());
+                    }
+                }
+                blake3::hash(&bytes)
+            })
+            .collect();
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(problem.as_bytes());
+        hasher.update(&n.to_le_bytes());
+        hasher.update(&chunks.to_le_bytes());
+        hasher.update(&partition.units.to_le_bytes());
+        for hash in &chunk_hashes {
+            hasher.update(hash.as_bytes());
         }
+        partition.fingerprint = hasher.finalize().to_hex().to_string();
+        partition
     }
 
     /// The units of chunk `chunk`: a range of indices into the list.
@@ -145,6 +166,8 @@ impl Partition {
 pub trait Partial: Clone + Default + Serialize + DeserializeOwned {
     /// Adds another part's counts.
     fn add(&mut self, other: &Self);
+    /// The nodes searched, for per-device reports.
+    fn nodes(&self) -> u64;
 }
 
 /// What one shard's run writes (`--result FILE`).
@@ -162,6 +185,9 @@ pub struct ShardResult<P> {
     pub backend: String,
     /// The devices it ran on.
     pub devices: Vec<String>,
+    /// What each device did in the shard's last run.
+    #[serde(default)]
+    pub per_device: Vec<DeviceShare>,
 }
 
 /// A run's progress, written every few seconds and on Ctrl-C (`--checkpoint FILE`).
@@ -226,22 +252,151 @@ pub struct CheckpointFile {
     pub every: Duration,
 }
 
+/// What one worker of a run (a GPU, or the CPU pool) did: per-device figures for `--json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceShare {
+    /// The worker, as "GPU 1 (NVIDIA H200)" or "CPU, 16 threads".
+    pub device: String,
+    /// Chunks it ran.
+    pub chunks: u32,
+    /// Units (subproblems) in them.
+    pub units: u64,
+    /// Nodes it searched.
+    pub nodes: u64,
+    /// Seconds it was busy.
+    pub seconds: f64,
+}
+
+/// What [`run_chunks`] returns: the shard's counts, its seconds over every run, and each
+/// worker's share of this run.
+#[derive(Clone, Debug)]
+pub struct ChunkRun<P> {
+    /// The shard's counts (chunks of earlier runs included).
+    pub counts: P,
+    /// Seconds over every run.
+    pub seconds: f64,
+    /// Each worker's part of this run.
+    pub shares: Vec<DeviceShare>,
+}
+
+/// Who runs the chunks: one worker per name (a GPU lane each, or the CPU pool), each taking
+/// at most `max_batch` chunks at a time, and, when there are several, batches of at least
+/// `min_units` units.
+#[derive(Clone, Debug)]
+pub struct Workers {
+    /// One name per worker, as [`DeviceShare::device`] (the lanes of one GPU share a name,
+    /// and their shares are added up).
+    pub names: Vec<String>,
+    /// The most chunks a worker takes at once (a GPU launch takes a batch; the CPU one chunk).
+    pub max_batch: usize,
+    /// The fewest units a batch of one of several workers should hold: enough to fill a GPU.
+    pub min_units: u64,
+}
+
+impl Workers {
+    /// Chunks the next batch of a worker takes when `left` are left and a batch should hold
+    /// at least `min_chunks`. One worker takes everything up to `max_batch` (a launch's tail
+    /// is paid once per batch); several take shrinking shares (guided self-scheduling: half of
+    /// what is left divided among the workers), so a worker that finishes early takes more
+    /// and all finish together, with no fixed ratios.
+    fn next_batch(&self, left: usize, min_chunks: usize) -> usize {
+        let workers = self.names.len().max(1);
+        let share = if workers == 1 {
+            left
+        } else {
+            left.div_ceil(2 * workers).max(min_chunks)
+        };
+        share.clamp(1, self.max_batch.max(1)).min(left)
+    }
+}
+
+impl Workers {
+    /// The workers of `backend`: every GPU (or, with `lanes`, every lane of every GPU, for
+    /// searches that run batches of chunks), each taking launch-sized batches of at least
+    /// `min_units` units when there are several, or the CPU pool taking one chunk at a time
+    /// (so its checkpoints follow every chunk).
+    pub fn of(backend: &crate::backend::Backend, min_units: u64, lanes: bool) -> Workers {
+        match backend {
+            crate::backend::Backend::Cpu(_) => Workers {
+                names: vec![backend.describe()],
+                max_batch: 1,
+                min_units: 0,
+            },
+            crate::backend::Backend::Gpu(gpus) => Workers {
+                names: if lanes { gpus.lanes() } else { gpus.all() }
+                    .iter()
+                    .map(|d| d.label())
+                    .collect(),
+                max_batch: usize::MAX,
+                min_units,
+            },
+        }
+    }
+}
+
+/// Names the GPU in an error of a run spread over several GPUs (a one-GPU run's errors stay as
+/// they are; a stop caused by another GPU's failure stays [`Error::Interrupted`]).
+pub fn on_device(gpus: &crate::gpu::Gpus, device: &crate::gpu::GpuDevice, error: Error) -> Error {
+    match error {
+        Error::Interrupted => error,
+        _ if gpus.len() == 1 => error,
+        error => Error::OnDevice {
+            device: device.label(),
+            source: Box::new(error),
+        },
+    }
+}
+
+/// Where one worker of [`run_chunks`] gets its chunks.
+pub struct ChunkSource<'a> {
+    take: &'a (dyn Fn(Option<usize>) -> Result<Vec<u32>> + Sync),
+}
+
+impl ChunkSource<'_> {
+    /// The next batch by the run's policy (see [`Workers`]); empty once none is left or the
+    /// run is stopping.
+    pub fn batch(&self) -> Result<Vec<u32>> {
+        (self.take)(None)
+    }
+
+    /// Up to `count` chunks; empty once none is left or the run is stopping.
+    pub fn take(&self, count: usize) -> Result<Vec<u32>> {
+        (self.take)(Some(count))
+    }
+}
+
+/// Where the chunks of a run stand: shared by its workers.
+struct Ledger<P> {
+    state: Checkpoint<P>,
+    last_save: Instant,
+    /// The next chunk of the to-do list to hand out.
+    next: usize,
+    /// Which worker each chunk was handed to.
+    owner: Vec<Option<usize>>,
+    shares: Vec<DeviceShare>,
+    failure: Option<Error>,
+}
+
 /// Runs the chunks of `shard` that `checkpoint` does not list as done and returns the shard's
-/// counts and its seconds over every run.
+/// counts, its seconds over every run, and what each worker did.
 ///
-/// `run_batch(chunks, report)` runs up to `batch` chunks (a GPU launch takes all of them, a
-/// CPU pass one) and calls `report(chunk, counts)` as each one is finished. Progress is saved
-/// to the checkpoint at most every `every` seconds as chunks are reported, after the last one,
-/// and when the run fails or is stopped (Ctrl-C): chunks not reported by then are run again by
-/// the next run, so none is lost or counted twice.
-pub fn run_chunks<P: Partial>(
+/// Each worker (a thread per name in `workers`) calls `run_worker(worker, source, control,
+/// report)` once; it takes chunks from `source` (in batches by the run's policy, or as many as
+/// it wants at a time: a GPU fed while its kernel runs) until none is left, runs them, and
+/// calls `report(chunk, counts)` as each one is finished. Progress is saved to the checkpoint at most every
+/// `every` seconds as chunks are reported, after the last one, and when the run fails or is
+/// stopped (Ctrl-C): chunks not reported by then are run again by the next run, so none is
+/// lost or counted twice. When one worker fails, the others are stopped through `control`
+/// and the first failure is returned.
+pub fn run_chunks<P: Partial + Send>(
     partition: &Partition,
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
     control: &RunControl,
-    batch: usize,
-    mut run_batch: impl FnMut(&[u32], &mut dyn FnMut(u32, P) -> Result<()>) -> Result<()>,
-) -> Result<(P, f64)> {
+    workers: &Workers,
+    run_worker: impl Fn(usize, &ChunkSource, &RunControl, &dyn Fn(u32, P) -> Result<()>) -> Result<()>
+    + Sync,
+) -> Result<ChunkRun<P>> {
     let started = Instant::now();
     let mut state = Checkpoint {
         partition: partition.clone(),
@@ -270,10 +425,11 @@ pub fn run_chunks<P: Partial>(
         .filter(|c| !state.done.contains(c))
         .collect();
     let total = shard.chunks(partition.chunks).count() as u64;
-    let progress = control.progress_bar(
-        total,
-        &format!("{} {} shard {shard}", partition.problem, partition.n),
-    );
+    let label = match shard {
+        Shard::WHOLE => format!("{} {}", partition.problem, partition.n),
+        _ => format!("{} {} shard {shard}", partition.problem, partition.n),
+    };
+    let progress = control.progress_bar(total, &label);
     progress.advance(total - todo.len() as u64);
     let save = |state: &mut Checkpoint<P>| -> Result<()> {
         if let Some(file) = checkpoint {
@@ -282,43 +438,149 @@ pub fn run_chunks<P: Partial>(
         }
         Ok(())
     };
-    let mut last_save = Instant::now();
-    let mut outcome = Ok(());
-    for chunks in todo.chunks(batch.max(1)) {
-        if control.cancelled() {
-            outcome = Err(Error::Interrupted);
-            break;
-        }
-        let mut report = |chunk: u32, counts: P| -> Result<()> {
-            if !chunks.contains(&chunk) || state.done.contains(&chunk) {
+    let ledger = std::sync::Mutex::new(Ledger {
+        state,
+        last_save: Instant::now(),
+        next: 0,
+        owner: vec![None; partition.chunks as usize],
+        shares: workers
+            .names
+            .iter()
+            .map(|name| DeviceShare {
+                device: name.clone(),
+                ..DeviceShare::default()
+            })
+            .collect(),
+        failure: None,
+    });
+    let lock = || {
+        ledger
+            .lock()
+            .map_err(|_| Error::Verification("a worker thread panicked".into()))
+    };
+    let min_chunks = (workers.min_units as u128 * partition.chunks as u128)
+        .div_ceil(partition.units.max(1) as u128) as usize;
+    let (stoppable, stop) = control.child();
+    let worker = |index: usize| -> Result<()> {
+        // Hands this worker chunks: `Some(k)` up to k, `None` a batch by the guided policy.
+        let take = |count: Option<usize>| -> Result<Vec<u32>> {
+            if stoppable.cancelled() {
+                return Ok(Vec::new());
+            }
+            let mut ledger = lock()?;
+            let left = todo.len() - ledger.next;
+            let take = match count {
+                Some(count) => count.min(left),
+                None => workers.next_batch(left, min_chunks),
+            };
+            let batch = todo[ledger.next..ledger.next + take].to_vec();
+            ledger.next += take;
+            for &chunk in &batch {
+                ledger.owner[chunk as usize] = Some(index);
+            }
+            Ok(batch)
+        };
+        let report = |chunk: u32, counts: P| -> Result<()> {
+            let mut ledger = lock()?;
+            if ledger.owner.get(chunk as usize) != Some(&Some(index))
+                || ledger.state.done.contains(&chunk)
+            {
                 return Err(Error::Verification(format!(
-                    "chunk {chunk} reported twice or outside its batch"
+                    "chunk {chunk} reported twice or by a worker it was not given to"
                 )));
             }
-            state.counts.add(&counts);
-            state.done.insert(chunk);
+            let share = &mut ledger.shares[index];
+            share.chunks += 1;
+            share.units += partition.chunk_range(chunk).len() as u64;
+            share.nodes += counts.nodes();
+            ledger.state.counts.add(&counts);
+            ledger.state.done.insert(chunk);
             progress.advance(1);
-            if checkpoint.is_some_and(|file| last_save.elapsed() >= file.every) {
-                save(&mut state)?;
-                last_save = Instant::now();
+            if checkpoint.is_some_and(|file| ledger.last_save.elapsed() >= file.every) {
+                save(&mut ledger.state)?;
+                ledger.last_save = Instant::now();
             }
             Ok(())
         };
-        if let Err(error) = run_batch(chunks, &mut report) {
-            outcome = Err(error);
-            break;
+        let busy = Instant::now();
+        let outcome = run_worker(index, &ChunkSource { take: &take }, &stoppable, &report);
+        let mut ledger = lock()?;
+        ledger.shares[index].seconds += busy.elapsed().as_secs_f64();
+        let outcome = outcome.and_then(|()| {
+            let mine = |c: &u32| ledger.owner[*c as usize] == Some(index);
+            match todo
+                .iter()
+                .filter(|c| mine(c))
+                .find(|c| !ledger.state.done.contains(c))
+            {
+                Some(missing) => Err(Error::Verification(format!(
+                    "chunk {missing} finished without being reported"
+                ))),
+                None => Ok(()),
+            }
+        });
+        if let Err(error) = outcome {
+            // The first real failure wins over the others' "interrupted".
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let replace = match (&ledger.failure, &error) {
+                (None, _) => true,
+                (Some(Error::Interrupted), e) => !matches!(e, Error::Interrupted),
+                _ => false,
+            };
+            if replace {
+                ledger.failure = Some(error);
+            }
         }
-        if let Some(missing) = chunks.iter().find(|c| !state.done.contains(c)) {
-            outcome = Err(Error::Verification(format!(
-                "chunk {missing} finished without being reported"
-            )));
-            break;
+        Ok(())
+    };
+    let worker = &worker;
+    let joined: Vec<Result<()>> = if workers.names.len() <= 1 {
+        vec![worker(0)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers.names.len())
+                .map(|index| scope.spawn(move || worker(index)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Verification("a worker panicked".into())))
+                })
+                .collect()
+        })
+    };
+    progress.finish();
+    let mut ledger = ledger
+        .into_inner()
+        .map_err(|_| Error::Verification("a worker thread panicked".into()))?;
+    save(&mut ledger.state)?;
+    joined.into_iter().collect::<Result<()>>()?;
+    if let Some(failure) = ledger.failure {
+        return Err(failure);
+    }
+    if control.cancelled() || ledger.state.done.len() < total as usize {
+        return Err(Error::Interrupted);
+    }
+    // The lanes of one GPU are one device in the report: work added up, the busier lane's
+    // seconds (they ran side by side).
+    let mut shares: Vec<DeviceShare> = Vec::new();
+    for share in ledger.shares {
+        match shares.iter_mut().find(|s| s.device == share.device) {
+            Some(same) => {
+                same.chunks += share.chunks;
+                same.units += share.units;
+                same.nodes += share.nodes;
+                same.seconds = same.seconds.max(share.seconds);
+            }
+            None => shares.push(share),
         }
     }
-    progress.finish();
-    save(&mut state)?;
-    outcome?;
-    Ok((state.counts, earlier + started.elapsed().as_secs_f64()))
+    Ok(ChunkRun {
+        counts: ledger.state.counts,
+        seconds: earlier + started.elapsed().as_secs_f64(),
+        shares,
+    })
 }
 
 /// Reads shard result files and checks that they are one search's shards, each exactly once:
@@ -390,6 +652,7 @@ pub fn merge<P: Partial>(files: &[PathBuf]) -> Result<(Partition, P, f64, Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     struct Sum(u64);
@@ -397,6 +660,17 @@ mod tests {
     impl Partial for Sum {
         fn add(&mut self, other: &Self) {
             self.0 += other.0;
+        }
+        fn nodes(&self) -> u64 {
+            self.0
+        }
+    }
+
+    fn workers(count: usize, max_batch: usize) -> Workers {
+        Workers {
+            names: (0..count).map(|i| format!("worker {i}")).collect(),
+            max_batch,
+            min_units: 0,
         }
     }
 
@@ -437,42 +711,54 @@ mod tests {
         let expected: u64 = (0..1000).sum();
         for stop_after in [0, 1, 5, 36] {
             let _ = std::fs::remove_file(&file.path);
-            let mut calls = 0;
+            let calls = AtomicUsize::new(0);
             let first = run_chunks(
                 &p,
                 Shard::WHOLE,
                 Some(&file),
                 &RunControl::quiet(),
-                1,
-                |c, report| {
-                    calls += 1;
-                    if calls > stop_after {
+                &workers(1, 1),
+                |_, source, _, report| loop {
+                    let c = source.batch()?;
+                    if c.is_empty() {
+                        return Ok(());
+                    }
+                    if calls.fetch_add(1, Ordering::Relaxed) >= stop_after {
                         return Err(Error::Interrupted);
                     }
-                    report(c[0], Sum(value(c[0])))
+                    report(c[0], Sum(value(c[0])))?;
                 },
             );
             assert!(matches!(first, Err(Error::Interrupted)));
-            let mut again = 0;
-            // Resumed in batches of 4 chunks.
-            let (sum, _) = run_chunks(
+            let again = AtomicUsize::new(0);
+            // Resumed by three workers taking batches of up to 4 chunks each.
+            let run = run_chunks(
                 &p,
                 Shard::WHOLE,
                 Some(&file),
                 &RunControl::quiet(),
-                37,
-                |c, report| {
-                    // One batch for everything left, reported chunk by chunk in another order.
+                &workers(3, 4),
+                |worker, source, _, report| loop {
+                    // Worker 0 feeds itself two at a time, the others take batches.
+                    let c = match worker {
+                        0 => source.take(2)?,
+                        _ => source.batch()?,
+                    };
+                    if c.is_empty() {
+                        return Ok(());
+                    }
+                    // Reported chunk by chunk in another order.
                     for &chunk in c.iter().rev() {
-                        again += 1;
+                        again.fetch_add(1, Ordering::Relaxed);
                         report(chunk, Sum(value(chunk)))?;
                     }
-                    Ok(())
                 },
             )
             .unwrap();
-            assert_eq!(sum.0, expected, "stopped after {stop_after}");
-            assert_eq!(again, 37 - stop_after, "only the rest is run");
+            assert_eq!(run.counts.0, expected, "stopped after {stop_after}");
+            assert_eq!(again.into_inner(), 37 - stop_after, "only the rest is run");
+            let shared: u32 = run.shares.iter().map(|s| s.chunks).sum();
+            assert_eq!(shared as usize, 37 - stop_after);
         }
         // A checkpoint of another search or shard is refused.
         let other = Partition::new("test", 6, &[[1u64]], 1);
@@ -482,8 +768,8 @@ mod tests {
                 Shard::WHOLE,
                 Some(&file),
                 &RunControl::quiet(),
-                1,
-                |_, _| Ok(())
+                &workers(1, 1),
+                |_, _, _, _| Ok(())
             )
             .is_err()
         );
@@ -493,11 +779,53 @@ mod tests {
                 Shard::new(1, 2).unwrap(),
                 Some(&file),
                 &RunControl::quiet(),
-                1,
-                |_, _| Ok(())
+                &workers(1, 1),
+                |_, _, _, _| Ok(())
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_failing_worker_stops_the_others_and_its_error_is_returned() {
+        let p = partition();
+        let started = AtomicUsize::new(0);
+        let outcome = run_chunks::<Sum>(
+            &p,
+            Shard::WHOLE,
+            None,
+            &RunControl::quiet(),
+            &workers(4, 2),
+            |worker, source, control, report| loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                started.fetch_add(1, Ordering::Relaxed);
+                if worker == 2 {
+                    return Err(Error::SearchLimit("worker 2 broke".into()));
+                }
+                for &chunk in &chunks {
+                    if control.cancelled() {
+                        return Err(Error::Interrupted);
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                    report(chunk, Sum(1))?;
+                }
+            },
+        );
+        match outcome {
+            Err(Error::SearchLimit(message)) => assert!(message.contains("worker 2")),
+            other => panic!("{:?}", other.map(|r| r.counts)),
+        }
+        // Guided batches: several workers share the chunks, batches shrink.
+        let w = workers(2, usize::MAX);
+        assert_eq!(w.next_batch(256, 0), 64);
+        assert_eq!(w.next_batch(3, 0), 1);
+        assert_eq!(w.next_batch(256, 100), 100, "at least a GPU's fill");
+        assert_eq!(w.next_batch(50, 100), 50);
+        assert_eq!(workers(1, usize::MAX).next_batch(256, 0), 256);
+        assert_eq!(workers(1, 1).next_batch(256, 0), 1);
     }
 
     #[test]
@@ -513,6 +841,7 @@ mod tests {
                 seconds: 1.0,
                 backend: "cpu".into(),
                 devices: vec![],
+                per_device: vec![],
             };
             write_json_atomically(&path, &result).unwrap();
             path

@@ -8,6 +8,7 @@
 //! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
+//! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
 //! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
 //! ```
 
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use warpsearch_builder::Toolchain;
 
+mod cluster;
 mod fresh;
 
 /// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
@@ -35,7 +37,8 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("carry") => carry(),
         Some("fresh-check") => fresh::check(&root()),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry|fresh-check>".into()),
+        Some("cluster-test") => cluster_test(),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry|fresh-check|cluster-test>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -180,11 +183,22 @@ fn test() -> Result {
         &mut tests,
         "cargo test --workspace --release -- --include-ignored",
     )?;
+    if env::var_os("WARPSEARCH_SKIP_CLUSTER_TEST").is_some() {
+        eprintln!("xtask: cluster test skipped (WARPSEARCH_SKIP_CLUSTER_TEST is set)");
+    } else {
+        cluster_test()?;
+    }
     if env::var_os("WARPSEARCH_SKIP_FRESH_CHECK").is_some() {
         eprintln!("xtask: fresh-machine check skipped (WARPSEARCH_SKIP_FRESH_CHECK is set)");
         return Ok(());
     }
     fresh::check(&root())
+}
+
+/// `cargo xtask cluster-test`: the release binary through deploy/slurm/ on a one-node cluster.
+fn cluster_test() -> Result {
+    let binary = build_release(false)?;
+    cluster::test(&root(), &binary)
 }
 
 /// The plain C bitmap counter the CPU backend is compared with (benchmarks/nqueens_baseline.c),

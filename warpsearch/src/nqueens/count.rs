@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use crate::shard::{CheckpointFile, Partition, Shard, ShardResult};
+use crate::shard::{CheckpointFile, ChunkSource, DeviceShare, Partition, Shard, ShardResult};
 use cudarc::driver::PushKernelArg;
 use kernels::nqueens::constellation::{self, Counter, Found, Job, Level};
 use kernels::nqueens::{
@@ -89,19 +89,32 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
         let (total, unique, nodes) = reference::count_by_brute_force(n)?;
         return Ok(finish(n, backend, started, total, unique, nodes));
     }
+    if let Backend::Gpu(gpus) = backend
+        && gpus.len() > 1
+        && n >= MULTI_GPU_MIN_N
+        && engine(backend) == Engine::Constellations
+    {
+        // Several GPUs share the chunks of the work list, as the shards of a cluster run do.
+        let result = count_shard(n, backend, control, Shard::WHOLE, None)?;
+        let mut counts = result
+            .counts
+            .counts(n, backend.kind(), started.elapsed().as_secs_f64());
+        counts.devices = result.per_device;
+        return Ok(counts);
+    }
     if engine(backend) == Engine::Constellations {
         return count_constellations(n, backend, control, started);
     }
     let target = match backend {
         Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
-        Backend::Gpu(device) => {
-            (gpu_split(n) * gpu_resident_threads(device, n)? as u64).min(GPU_MAX_SUBPROBLEMS)
+        Backend::Gpu(gpus) => {
+            (gpu_split(n) * gpu_resident_threads(gpus.first(), n)? as u64).min(GPU_MAX_SUBPROBLEMS)
         }
     };
     let (subproblems, prefix_nodes) = split(n, target);
     let mut tally = match backend {
         Backend::Cpu(pool) => run_cpu(pool, n, &subproblems, control)?,
-        Backend::Gpu(device) => run_gpu(device, n, &subproblems, control)?,
+        Backend::Gpu(gpus) => run_gpu(gpus.first(), n, &subproblems, control)?,
     };
     tally.nodes += prefix_nodes;
     Ok(finish(
@@ -123,8 +136,8 @@ fn count_constellations(
 ) -> Result<Counts> {
     let target = match backend {
         Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
-        Backend::Gpu(device) => (gpu_split(n)
-            * gpu_resident_constellation_threads(device, n, n)? as u64)
+        Backend::Gpu(gpus) => (gpu_split(n)
+            * gpu_resident_constellation_threads(gpus.first(), n, n)? as u64)
             .min(GPU_MAX_SUBPROBLEMS),
     };
     let (jobs, mut found) = constellation_jobs(n, target);
@@ -134,9 +147,9 @@ fn count_constellations(
             (searched, pool.install(|| symmetric_counts(n)))
         }
         // The host counts the symmetric solutions while the GPU runs.
-        Backend::Gpu(device) => std::thread::scope(|scope| {
+        Backend::Gpu(gpus) => std::thread::scope(|scope| {
             let symmetric = scope.spawn(|| symmetric_counts(n));
-            let searched = run_gpu_jobs(device, n, &jobs, control);
+            let searched = run_gpu_jobs(gpus.first(), n, &jobs, control);
             let symmetric = symmetric
                 .join()
                 .map_err(|_| Error::Verification("the symmetric count panicked".into()));
@@ -145,15 +158,29 @@ fn count_constellations(
     };
     found.add(&searched);
     let total = found.solutions;
-    Ok(finish(
+    let mut counts = finish(
         n,
         backend,
         started,
         total,
         constellation::classes(total, s180, s90),
         found.nodes,
-    ))
+    );
+    if let Backend::Gpu(gpus) = backend {
+        counts.devices = vec![DeviceShare {
+            device: gpus.first().label(),
+            chunks: 0,
+            units: jobs.len() as u64,
+            nodes: searched.nodes,
+            seconds: counts.seconds,
+        }];
+    }
+    Ok(counts)
 }
+
+/// The smallest N a count spreads over several GPUs: below it one GPU takes well under a
+/// second, less than making the chunked work list and starting a second GPU's share cost.
+const MULTI_GPU_MIN_N: u32 = 20;
 
 /// Counts of an N-Queens count that add up across chunks and shards: the weighted solutions of
 /// the constellations, the nodes, and (in chunk 0's share) the rotation-symmetric solutions.
@@ -176,6 +203,9 @@ impl crate::shard::Partial for Partial {
         self.s180 += other.s180;
         self.s90 += other.s90;
     }
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
 }
 
 impl Partial {
@@ -190,13 +220,20 @@ impl Partial {
             seconds,
             nodes: self.nodes,
             known_match: known(n).map(|expected| expected == (self.solutions, unique)),
+            devices: Vec::new(),
         }
     }
 }
 
-/// Jobs a sharded count's work list aims for: fixed, so that the list (and each shard) is the
-/// same on every machine.
-const SHARDED_TARGET: u64 = 1 << 22;
+/// Jobs a sharded count's work list aims for at size `n`: fixed for each size, so that the
+/// list (and each shard) is the same on every machine. 2²² up to N=20, then 4× more a size up
+/// to 2²⁶ (N ≥ 22): each size's tree is ≈ 8× larger, and a run ends with its longest jobs,
+/// so jobs must stay short against the run (N=21 on two H200s: 1.9 M jobs of ≈ 0.7 s each
+/// left 1.77× scaling).
+fn sharded_target(n: u32) -> u64 {
+    (1 << 22) << (2 * n.saturating_sub(20).min(2))
+}
+
 /// Chunks of a sharded count: the unit of shards and checkpoints.
 const SHARDED_CHUNKS: usize = 256;
 
@@ -209,8 +246,8 @@ fn sharded_partition(n: u32) -> Result<(Vec<Job>, Found, Partition)> {
             "N = {n} is too small to shard: count it whole"
         )));
     }
-    let (jobs, found) = constellation_jobs(n, SHARDED_TARGET);
-    let words: Vec<[u64; Job::WORDS]> = jobs.iter().map(|job| job.to_words()).collect();
+    let (jobs, found) = constellation_jobs(n, sharded_target(n));
+    let words: Vec<[u64; Job::WORDS]> = jobs.par_iter().map(|job| job.to_words()).collect();
     let chunks = jobs.len().clamp(1, SHARDED_CHUNKS) as u32;
     Ok((jobs, found, Partition::new("nqueens", n, &words, chunks)))
 }
@@ -226,19 +263,46 @@ pub fn count_shard(
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<Partial>> {
     let (jobs, host, partition) = sharded_partition(n)?;
-    // A GPU launch takes every chunk left (reporting each as its last job is done); the CPU
-    // runs one chunk at a time. Only the whole shard shows progress.
-    let quiet = control.clone().with_progress(false);
-    let batch = match backend {
-        Backend::Cpu(_) => 1,
-        Backend::Gpu(_) => usize::MAX,
-    };
+    // The symmetric counts go with chunk 0; they are counted on the host while the search
+    // runs, so that reporting chunk 0 does not hold up its worker.
+    std::thread::scope(|scope| {
+        let owns_chunk_0 = shard.chunks(partition.chunks).next() == Some(0);
+        let symmetric =
+            std::sync::Mutex::new(owns_chunk_0.then(|| scope.spawn(move || symmetric_counts(n))));
+        let symmetric_counts_now = || {
+            let handle = symmetric.lock().ok().and_then(|mut h| h.take());
+            handle
+                .and_then(|h| h.join().ok())
+                .unwrap_or_else(|| symmetric_counts(n))
+        };
+        count_shard_with(
+            n,
+            backend,
+            control,
+            shard,
+            checkpoint,
+            (&jobs, host, partition),
+            &symmetric_counts_now,
+        )
+    })
+}
+
+/// [`count_shard`] once the work list is made and the symmetric counts are under way.
+fn count_shard_with(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    shard: Shard,
+    checkpoint: Option<&CheckpointFile>,
+    (jobs, host, partition): (&[Job], Found, Partition),
+    symmetric: &(dyn Fn() -> (u64, u64) + Sync),
+) -> Result<ShardResult<Partial>> {
     // Chunk 0 also carries what the enumeration found and the symmetric counts.
     let extra = |chunk: u32| -> Partial {
         if chunk != 0 {
             return Partial::default();
         }
-        let (s180, s90) = symmetric_counts(n);
+        let (s180, s90) = symmetric();
         Partial {
             solutions: host.solutions,
             nodes: host.nodes,
@@ -251,16 +315,51 @@ pub fn count_shard(
         part.nodes += found.nodes;
         part
     };
-    let run_batch =
-        |chunks: &[u32], report: &mut dyn FnMut(u32, Partial) -> Result<()>| match backend {
-            Backend::Cpu(pool) => {
-                for &chunk in chunks {
-                    let found = run_cpu_jobs(pool, n, &jobs[partition.chunk_range(chunk)], &quiet)?;
-                    report(chunk, with_found(extra(chunk), found))?;
+    // One worker per GPU (each feeds its own launch) or the CPU pool.
+    let workers = crate::shard::Workers::of(backend, 0, false);
+    // A GPU launch takes a batch of chunks (reporting each as its last job is done); the CPU
+    // runs one chunk at a time. Only the whole shard shows progress.
+    let levels = levels(n, jobs);
+    let run_worker = |worker: usize,
+                      source: &ChunkSource,
+                      control: &RunControl,
+                      report: &dyn Fn(u32, Partial) -> Result<()>|
+     -> Result<()> {
+        let quiet = control.clone().with_progress(false);
+        let report_found =
+            |chunk: u32, found: Found| report(chunk, with_found(extra(chunk), found));
+        match backend {
+            Backend::Cpu(pool) => loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
                 }
-                Ok(())
+                for &chunk in &chunks {
+                    let found = run_cpu_jobs(pool, n, &jobs[partition.chunk_range(chunk)], &quiet)?;
+                    report_found(chunk, found)?;
+                }
+            },
+            // Several GPUs: one launch each for the whole run, fed chunk by chunk as it goes.
+            Backend::Gpu(gpus) if gpus.len() > 1 => {
+                let device = &gpus.all()[worker];
+                run_gpu_fed(
+                    device,
+                    n,
+                    jobs,
+                    &partition,
+                    levels,
+                    source,
+                    &quiet,
+                    &report_found,
+                )
+                .map_err(|e| crate::shard::on_device(gpus, device, e))
             }
-            Backend::Gpu(device) => {
+            Backend::Gpu(gpus) => loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                let device = gpus.first();
                 let mut batch_jobs = Vec::new();
                 let mut of_job = Vec::new();
                 let mut per_slot = Vec::new();
@@ -270,32 +369,32 @@ pub fn count_shard(
                     of_job.extend(std::iter::repeat_n(slot as u32, range.len()));
                     batch_jobs.extend_from_slice(&jobs[range]);
                 }
-                let mut report_slot = |slot: usize, found: Found| {
-                    report(chunks[slot], with_found(extra(chunks[slot]), found))
-                };
+                let mut report_slot = |slot: usize, found: Found| report_found(chunks[slot], found);
                 if batch_jobs.is_empty() {
                     for slot in 0..chunks.len() {
                         report_slot(slot, Found::default())?;
                     }
-                    return Ok(());
+                    continue;
                 }
                 let slots = Slots {
                     of_job,
                     jobs: per_slot,
                     report: &mut report_slot,
                 };
-                run_gpu_jobs_with(device, n, &batch_jobs, &quiet, Some(slots)).map(|_| ())
-            }
-        };
-    let (counts, seconds) =
-        crate::shard::run_chunks(&partition, shard, checkpoint, control, batch, run_batch)?;
+                run_gpu_jobs_with(device, n, &batch_jobs, &quiet, Some(slots))?;
+            },
+        }
+    };
+    let run =
+        crate::shard::run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
     Ok(ShardResult {
         partition,
         shard,
-        counts,
-        seconds,
+        counts: run.counts,
+        seconds: run.seconds,
         backend: backend.kind().into(),
         devices: vec![backend.describe()],
+        per_device: run.shares,
     })
 }
 
@@ -418,6 +517,188 @@ struct Slots<'a> {
     report: &'a mut dyn FnMut(usize, Found) -> Result<()>,
 }
 
+/// Runs the chunks `source` hands this GPU in one launch that lasts the whole run: the host
+/// writes a chunk's jobs into the kernel's job list while it runs (with each job's slot = its
+/// chunk, and the chunk's count of jobs left), then raises the kernel's supplied count
+/// ([`kernels::atomic::Feed`]). It keeps about two jobs per resident lane supplied ahead of
+/// what the kernel has claimed, so the GPU never waits and takes more chunks exactly as fast
+/// as it finishes them, and closes the feed when `source` is empty. Each chunk is reported the
+/// moment its last job is done. The kernel's own work queue gives every lane a new job as soon
+/// as its last one ends, so the GPU's only tail is the run's last jobs.
+#[allow(clippy::too_many_arguments)]
+fn run_gpu_fed(
+    device: &GpuDevice,
+    n: u32,
+    jobs: &[Job],
+    partition: &Partition,
+    levels: u32,
+    source: &ChunkSource,
+    control: &RunControl,
+    report: &dyn Fn(u32, Found) -> Result<()>,
+) -> Result<()> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_nqueens_constellation")?;
+    let shared = constellation_shared_bytes(levels);
+    let block = gpu_block();
+    let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
+    let lanes = blocks as usize * block as usize;
+    let capacity = jobs.len().max(1);
+    let count = u32::try_from(capacity)
+        .map_err(|_| GpuError::Unsupported(format!("{capacity} jobs (at most 2³² − 1)")))?;
+    let steps = tuning("WARPSEARCH_STEPS_PER_POLL", CONSTELLATION_STEPS_PER_POLL);
+    let alloc = "allocating the job list";
+    let device_jobs = step(alloc, stream.alloc_zeros::<u64>(capacity * Job::WORDS))?;
+    let device_slots = step(alloc, stream.alloc_zeros::<u32>(capacity))?;
+    let slot_counters = step(
+        alloc,
+        stream.alloc_zeros::<u64>(3 * partition.chunks as usize),
+    )?;
+    let feed = step(alloc, stream.alloc_zeros::<u32>(2))?;
+    let words_control = step(alloc, stream.alloc_zeros::<u32>(2))?;
+    let tallies = step(alloc, stream.alloc_zeros::<u64>(2))?;
+    device.synchronize()?;
+
+    // What this GPU was given: chunks in order, jobs written, whether the feed is closed.
+    let mut given: Vec<u32> = Vec::new();
+    let mut reported: Vec<bool> = Vec::new();
+    let mut supplied = 0usize;
+    let mut closed = false;
+    // Supplies chunks until at least `want` more jobs are written or none is left (then
+    // closes the feed).
+    let supply = |want: usize,
+                  given: &mut Vec<u32>,
+                  reported: &mut Vec<bool>,
+                  supplied: &mut usize,
+                  closed: &mut bool|
+     -> Result<()> {
+        let start = *supplied;
+        while *supplied - start < want {
+            let chunks = source.take(1)?;
+            let Some(&chunk) = chunks.first() else {
+                // The jobs written so far first, then the close: a lane that sees the feed
+                // closed must see the final count.
+                device.poke(&feed, 0, &[*supplied as u32])?;
+                device.poke(&feed, 1, &[1])?;
+                *closed = true;
+                return Ok(());
+            };
+            let range = partition.chunk_range(chunk);
+            let words: Vec<u64> = jobs[range.clone()]
+                .iter()
+                .flat_map(|job| job.to_words())
+                .collect();
+            device.poke(&device_jobs, *supplied * Job::WORDS, &words)?;
+            device.poke(&device_slots, *supplied, &vec![chunk; range.len()])?;
+            device.poke(
+                &slot_counters,
+                3 * chunk as usize + 2,
+                &[range.len() as u64],
+            )?;
+            *supplied += range.len();
+            given.push(chunk);
+            reported.push(false);
+            if range.is_empty() {
+                // No job will ever finish it: report it now.
+                if let Some(last) = reported.last_mut() {
+                    *last = true;
+                }
+                report(chunk, Found::default())?;
+            }
+        }
+        device.poke(&feed, 0, &[*supplied as u32])?;
+        Ok(())
+    };
+    supply(
+        4 * lanes,
+        &mut given,
+        &mut reported,
+        &mut supplied,
+        &mut closed,
+    )?;
+
+    let config = launch_config(blocks, block, shared);
+    let next = words_control.slice(0..1);
+    let cancel = words_control.slice(1..2);
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&n)
+        .arg(&device_jobs)
+        .arg(&count)
+        .arg(&levels)
+        .arg(&steps)
+        .arg(&next)
+        .arg(&cancel)
+        .arg(&tallies)
+        .arg(&device_slots)
+        .arg(&slot_counters)
+        .arg(&feed);
+    // SAFETY: arguments match `warpsearch_nqueens_constellation`: room for `count` jobs of 5
+    // words with at most `levels` rows to fill (written before the feed's count covers them),
+    // zeroed counter, stop word and tallies, a slot per job below `partition.chunks` and three
+    // counters per chunk, the two zeroed feed words, `levels × 768` bytes of shared memory per
+    // warp, whole-warp blocks.
+    step("launching the N-Queens constellation kernel", unsafe {
+        launch.launch(config)
+    })?;
+    let finished = step("recording an event", stream.record_event(None))?;
+    let mut counters = vec![0u64; 3 * partition.chunks as usize];
+    let mut claimed = [0u32];
+    let mut stopping = false;
+    let look = |given: &[u32], reported: &mut [bool], counters: &mut Vec<u64>| -> Result<()> {
+        device.peek(&slot_counters, counters)?;
+        for (slot, &chunk) in given.iter().enumerate() {
+            let c = 3 * chunk as usize;
+            if !reported[slot] && counters[c + 2] == 0 {
+                reported[slot] = true;
+                report(
+                    chunk,
+                    Found {
+                        solutions: counters[c],
+                        nodes: counters[c + 1],
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    };
+    let outcome = (|| -> Result<()> {
+        while !step("waiting for the GPU", finished.try_is_complete())? {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            if control.cancelled() && !stopping {
+                stopping = true;
+                device.poke(&words_control, 1, &[1])?;
+            }
+            if !closed && !stopping {
+                device.peek(&words_control, &mut claimed)?;
+                let ahead = supplied.saturating_sub(claimed[0] as usize);
+                if ahead < 2 * lanes {
+                    supply(lanes, &mut given, &mut reported, &mut supplied, &mut closed)?;
+                }
+            }
+            look(&given, &mut reported, &mut counters)?;
+        }
+        Ok(())
+    })();
+    if outcome.is_err() && !stopping {
+        // Stop the kernel before leaving: its buffers are freed on return.
+        let _ = device.poke(&words_control, 1, &[1]);
+    }
+    step("waiting for the GPU", stream.synchronize())?;
+    outcome?;
+    // The chunks finished since the last look, also when the run was stopped.
+    look(&given, &mut reported, &mut counters)?;
+    if stopping || control.cancelled() {
+        return Err(Error::Interrupted);
+    }
+    match reported.iter().position(|done| !done) {
+        Some(slot) => Err(Error::Verification(format!(
+            "chunk {} was not finished when the GPU's launch ended",
+            given[slot]
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
 fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) -> Result<Found> {
     run_gpu_jobs_with(device, n, jobs, control, None)
@@ -476,10 +757,12 @@ fn run_gpu_jobs_with(
     } else {
         launch.arg(&no_slots).arg(&no_slots);
     }
+    // No feed: every job is there from the start.
+    launch.arg(&no_slots);
     // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
     // at most `levels` rows to fill, zeroed counter, stop word and tallies, a slot per job and
-    // three counters per slot (or null pointers), `levels × 768` bytes of shared memory per
-    // warp, whole-warp blocks.
+    // three counters per slot (or null pointers), a null feed, `levels × 768` bytes of shared
+    // memory per warp, whole-warp blocks.
     step("launching the N-Queens constellation kernel", unsafe {
         launch.launch(config)
     })?;
@@ -505,13 +788,10 @@ fn run_gpu_jobs_with(
         }
         Ok(())
     };
-    let watched = device.watch_with(
-        &words_control,
-        jobs.len() as u64,
-        &progress,
-        control,
-        &mut || look(&mut counters),
-    );
+    let watched = device.watch_with(&words_control, control, &mut |claimed| {
+        progress.set(claimed.min(jobs.len() as u64));
+        look(&mut counters)
+    });
     progress.finish();
     // The slots finished since the last look, also when the run was stopped.
     step("waiting for the GPU", stream.synchronize())?;
@@ -541,6 +821,7 @@ fn finish(
         seconds: started.elapsed().as_secs_f64(),
         nodes,
         known_match: known(n).map(|expected| expected == (total, unique)),
+        devices: Vec::new(),
     }
 }
 

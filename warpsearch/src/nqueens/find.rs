@@ -73,7 +73,10 @@ pub fn find_one(n: u32, options: &FindOptions) -> Result<Vec<u32>> {
     check_n(n, options.method)?;
     check_options(n, options)?;
     let backend = match options.method {
-        Method::RandomDfs => crate::backend::select(options.backend, options.threads)?.backend,
+        Method::RandomDfs => {
+            let first = crate::gpu::DeviceChoice::All.first_only();
+            crate::backend::select(options.backend, options.threads, &first)?.backend
+        }
         _ => Backend::Cpu(crate::backend::cpu_pool(Some(1))?),
     };
     find_one_on(n, &backend, options)
@@ -426,7 +429,9 @@ pub fn random_dfs_batch(
                 solution,
             })
         }
-        Backend::Gpu(device) => random_dfs_gpu(device, n, seed, first, searches, limit, started),
+        Backend::Gpu(gpus) => {
+            random_dfs_gpu(gpus.first(), n, seed, first, searches, limit, started)
+        }
     }
 }
 

@@ -60,6 +60,9 @@ pub struct Counts {
     pub nodes: u64,
     /// Whether total and unique match the known values; `None` when none are known.
     pub known_match: Option<bool>,
+    /// What each GPU did (jobs, nodes, busy seconds); empty on the CPU.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<crate::shard::DeviceShare>,
 }
 
 /// Checks that `n` can be counted.
@@ -75,6 +78,6 @@ pub fn validate(n: u32) -> Result<()> {
 /// Counts the solutions of the `n`-queens problem on the backend `options` selects.
 pub fn count(n: u32, options: &Options) -> Result<Counts> {
     validate(n)?;
-    let selected = backend::select(options.backend, options.threads)?;
+    let selected = backend::select(options.backend, options.threads, &options.devices)?;
     count_on(n, &selected.backend, &options.control)
 }
