@@ -96,7 +96,7 @@ fn out_of_range_n_is_a_clear_error() {
     }
     let output = warpsearch(&["nqueens", "many"]);
     assert_eq!(output.status.code(), Some(2), "clap rejects a non-number");
-    for devices in ["", "0,,1", "gpu", "1,1", "-2"] {
+    for devices in ["", "0,,1", "gpu", "1,1", "x,2"] {
         let output = warpsearch(&["nqueens", "8", "--devices", devices, "--backend", "cpu"]);
         assert_eq!(output.status.code(), Some(2), "--devices {devices:?}");
         assert!(stderr(&output).contains("--devices"), "{}", stderr(&output));
@@ -583,6 +583,26 @@ fn shards_merge_to_the_whole_count_and_bad_sets_are_named() {
     let dir = std::env::temp_dir().join(format!("warpsearch-shards-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // N = 15 in 2 shards (N = 16 in 4 is the cluster test's, run by `cargo xtask test`).
+    for k in 1..=2 {
+        let output = warpsearch(&[
+            "nqueens",
+            "15",
+            "--backend",
+            "cpu",
+            "--shard",
+            &format!("{k}/2"),
+            "--result",
+            &file(&format!("f{k}.json")),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = warpsearch(&["merge", &file("f1.json"), &file("f2.json"), "--json"]);
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["unique"].as_u64()),
+        (Some(2_279_184), Some(285_053))
+    );
     for k in 1..=3 {
         let shard = format!("{k}/3");
         let output = warpsearch(&[
@@ -626,6 +646,10 @@ fn shards_merge_to_the_whole_count_and_bad_sets_are_named() {
         &file("s3.json"),
     ]);
     assert!(stderr(&output).contains("twice"), "{}", stderr(&output));
+    // A shard of another N (15, in 2 shards) beside the N = 14 ones: named.
+    let output = warpsearch(&["merge", &file("s1.json"), &file("f2.json")]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("f2.json"), "{}", stderr(&output));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -648,24 +672,42 @@ fn a_run_killed_with_sigkill_resumes_from_its_checkpoint_with_exact_counts() {
         "0",
         "--json",
     ];
-    let mut child = command()
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill it once some chunks are saved (or after a few seconds whatever happened).
-    let started = std::time::Instant::now();
-    while !checkpoint.exists() && started.elapsed().as_secs() < 20 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    // Killed three times at different moments (the delays vary with the clock, so each run of
+    // the test kills at other moments), each run resuming the last one's checkpoint.
+    let jitter = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_millis() as u64
+        % 200;
+    let mut saved_before = 0;
+    for delay in [100 + jitter, 250 + jitter, 50 + jitter] {
+        let mut child = command()
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill it once the run is under way (its checkpoint exists: a resumed run rewrites
+        // it at its first chunk), whatever it is doing then.
+        let started = std::time::Instant::now();
+        let modified = || {
+            std::fs::metadata(&checkpoint)
+                .and_then(|m| m.modified())
+                .ok()
+        };
+        let before = modified();
+        while modified() == before && started.elapsed().as_secs() < 20 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let saved: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
+        let done = saved["done"].as_array().unwrap().len();
+        assert!(done >= saved_before && done < 256, "{done} chunks saved");
+        saved_before = done;
     }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
-    let done = saved["done"].as_array().unwrap().len();
-    assert!(done > 0 && done < 256, "{done} chunks saved");
     let output = warpsearch(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     let value = json(&output);
@@ -688,6 +730,16 @@ fn a_run_killed_with_sigkill_resumes_from_its_checkpoint_with_exact_counts() {
         "{}",
         stderr(&output)
     );
+    // A damaged checkpoint (cut short, as by a full disk) is refused, not trusted.
+    let text = std::fs::read_to_string(&checkpoint).unwrap();
+    std::fs::write(&checkpoint, &text[..text.len() / 2]).unwrap();
+    let output = warpsearch(&args);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("not a warpsearch file"),
+        "{}",
+        stderr(&output)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -696,6 +748,31 @@ fn no3line_shards_merge_to_the_known_classes() {
     let dir = std::env::temp_dir().join(format!("warpsearch-no3shards-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = |k: u32| dir.join(format!("n{k}.json")).to_str().unwrap().to_string();
+    let nine = |k: u32| {
+        dir.join(format!("nine{k}.json"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    for k in 1..=3 {
+        let output = warpsearch(&[
+            "no3line",
+            "9",
+            "--backend",
+            "cpu",
+            "--shard",
+            &format!("{k}/3"),
+            "--result",
+            &nine(k),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = warpsearch(&["merge", &nine(1), &nine(2), &nine(3), "--json"]);
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].as_u64(), value["inequivalent"].as_u64()),
+        (Some(368), Some(51))
+    );
     for k in 1..=2 {
         let shard = format!("{k}/2");
         let output = warpsearch(&[
