@@ -344,14 +344,24 @@ impl Builder {
             .replace('-', "_"))
     }
 
+    /// The nested build's target folder, absolute: the nested cargo runs in the kernel
+    /// crate's folder, while the caller reads the PTX from its own.
     fn resolved_target_dir(&self) -> PathBuf {
+        let absolute = |path: PathBuf| {
+            if path.is_absolute() {
+                path
+            } else {
+                env::current_dir().map_or(path.clone(), |dir| dir.join(path))
+            }
+        };
         if let Some(dir) = &self.target_dir {
-            return dir.clone();
+            return absolute(dir.clone());
         }
         if let Some(dir) = env::var_os("CARGO_TARGET_DIR") {
-            return PathBuf::from(dir).join("kernels");
+            return absolute(PathBuf::from(dir).join("kernels"));
         }
-        self.krate
+        let krate = absolute(self.krate.clone());
+        krate
             .parent()
             .unwrap_or(Path::new("."))
             .join("target")
@@ -400,6 +410,51 @@ impl Builder {
             .join("ptx")
             .join("deps")
             .join(format!("{library}.s")))
+    }
+
+    /// The `ptxas` to check the PTX with: `<PREFIX>_PTXAS`, else `ptxas` on the PATH.
+    fn ptxas(&self) -> Option<PathBuf> {
+        if let Some(path) = env::var_os(format!("{}_PTXAS", self.env_prefix)) {
+            return Some(PathBuf::from(path));
+        }
+        let path = env::var_os("PATH")?;
+        env::split_paths(&path)
+            .map(|dir| dir.join("ptxas"))
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// When `ptxas` is available, assembles the PTX for the target architecture and reports
+    /// each kernel's registers, stack and spills as a cargo warning (spills and stack frames
+    /// are local-memory traffic: the first thing to look at in a slow kernel).
+    fn report_resources(&self, ptx: &Path) {
+        println!("cargo:rerun-if-env-changed={}_PTXAS", self.env_prefix);
+        let Some(ptxas) = self.ptxas() else {
+            return;
+        };
+        let output = Command::new(&ptxas)
+            .arg(format!("-arch={}", self.target_cpu))
+            .args(["-v", "-o"])
+            .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+            .arg(ptx)
+            .output();
+        let output = match output {
+            Ok(output) => output,
+            Err(e) => {
+                println!("cargo:warning=ptxas ({}) did not run: {e}", ptxas.display());
+                return;
+            }
+        };
+        let report = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            println!(
+                "cargo:warning=ptxas rejected the PTX: {}",
+                last_lines(&output.stderr, 3)
+            );
+            return;
+        }
+        for line in resource_lines(&report, &self.target_cpu) {
+            println!("cargo:warning={line}");
+        }
     }
 
     /// For a build script: writes the PTX to `$OUT_DIR/<file>` (include it with
@@ -454,7 +509,10 @@ impl Builder {
             })
         };
         match result {
-            Ok(()) => Embedded::Ptx(out),
+            Ok(()) => {
+                self.report_resources(&out);
+                Embedded::Ptx(out)
+            }
             Err(error) if required => {
                 // `cargo::error` fails the build with this one line: no backtrace, and (as the
                 // script itself exits normally) no dump of the script's output.
@@ -474,9 +532,54 @@ impl Builder {
     }
 }
 
+/// One line per entry function of a `ptxas -v` report: registers, stack frame and spills.
+pub fn resource_lines(report: &str, arch: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut kernel: Option<String> = None;
+    let mut stack = String::new();
+    for line in report.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            kernel = rest.split('\'').next().map(str::to_string);
+        } else if line.contains("Function properties for") {
+            // A non-entry function's properties follow; only entries are reported.
+            if !line.contains(kernel.as_deref().unwrap_or("\u{0}")) {
+                kernel = None;
+            }
+        } else if line.contains("bytes stack frame") {
+            stack = line.trim().to_string();
+        } else if let (Some(name), true) = (&kernel, line.contains("Used")) {
+            let used = line
+                .split("Used")
+                .nth(1)
+                .map(|rest| format!("used{}", rest.trim_end()))
+                .unwrap_or_default();
+            lines.push(format!("{name} ({arch}): {used}; {stack}"));
+            kernel = None;
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ptxas_reports_become_one_line_per_kernel() {
+        let report = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'costas_count' for 'sm_90'\n\
+ptxas info    : Function properties for costas_count\n\
+    768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 32 registers, used 0 barriers, 768 bytes cumulative stack size\n\
+ptxas info    : Function properties for panic_fmt\n\
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+        assert_eq!(
+            resource_lines(report, "sm_90"),
+            [
+                "costas_count (sm_90): used 32 registers, used 0 barriers, 768 bytes cumulative stack size; 768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
+            ]
+        );
+    }
 
     #[test]
     fn parses_the_pinned_toolchain_with_components_and_profile() {

@@ -30,7 +30,7 @@ pub mod selftest;
 pub mod slab;
 pub mod warp;
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entry"))]
 mod entry;
 
 /// Width of a warp: 32 lanes on every NVIDIA GPU to date.

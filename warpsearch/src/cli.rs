@@ -298,14 +298,8 @@ pub fn main() -> i32 {
         Err(error) => return usage_error(&error),
     };
     let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    // A first Ctrl-C asks the search to stop cleanly; a second one exits at once.
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(EXIT_INTERRUPTED);
-        }
-        note!("\nstopping (Ctrl-C again to quit at once)…");
-    });
+    // A first Ctrl-C (or SIGTERM) asks the search to stop cleanly; a second one exits at once.
+    let _ = warpsearch::run::on_interrupt(cancel.clone());
     let json = match &cli.command {
         Command::Nqueens(a) => a.common.json,
         Command::Selftest(a) => a.common.json,

@@ -171,6 +171,19 @@ impl GpuDevice {
         &self.stream
     }
 
+    /// Loads kernel `name` from another PTX module than this crate's (a downstream crate's
+    /// kernels, built by `warpsearch-builder`): for [`crate::engine`].
+    pub fn load_kernel(&self, ptx: &str, name: &str) -> Result<CudaFunction, GpuError> {
+        self.bind()?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|e| GpuError::driver("loading a kernel module", e))?;
+        module
+            .load_function(name)
+            .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
+    }
+
     /// Makes this GPU's context the calling thread's current one. The driver's context is
     /// per thread: a GPU opened on one thread and driven from another (the GPUs of a run are
     /// opened in parallel, and each is then driven by its own worker) must be bound before

@@ -9,8 +9,11 @@
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
 //! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress;
 //!   [`shard`]: deterministic shards, result files, checkpoints and merging.
+//! - [`engine`]: run a search of your own (your kernel, built to PTX by `warpsearch-builder`)
+//!   on every CPU core or every GPU, with progress, Ctrl-C, shards and checkpoints.
 
 pub mod backend;
+pub mod engine;
 pub mod error;
 pub mod gomoku;
 pub mod gpu;

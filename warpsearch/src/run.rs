@@ -6,6 +6,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// Installs a handler for Ctrl-C, SIGTERM and SIGHUP (once per process) that sets `flag`, for
+/// a [`RunControl::with_cancel`]: the search then stops taking work, saves its checkpoint if it
+/// has one, and returns [`crate::Error::Interrupted`]. A second signal ends the process at once
+/// (exit status 130).
+pub fn on_interrupt(flag: Arc<AtomicBool>) -> Result<(), crate::Error> {
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        // Not eprintln!: a closed stderr must not panic in a signal handler's thread.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nstopping (Ctrl-C again to quit at once)…"
+        );
+    })
+    .map_err(|e| crate::Error::InvalidArgument(format!("cannot handle Ctrl-C: {e}")))
+}
+
 /// Where and how a search runs: the options of every problem's `count`.
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {

@@ -183,6 +183,7 @@ fn test() -> Result {
         &mut tests,
         "cargo test --workspace --release -- --include-ignored",
     )?;
+    example_test()?;
     if env::var_os("WARPSEARCH_SKIP_CLUSTER_TEST").is_some() {
         eprintln!("xtask: cluster test skipped (WARPSEARCH_SKIP_CLUSTER_TEST is set)");
     } else {
@@ -193,6 +194,65 @@ fn test() -> Result {
         return Ok(());
     }
     fresh::check(&root())
+}
+
+/// The Costas example, built from its own manifest as a user would: fmt, clippy, its tests
+/// (orders 1..=12 against OEIS on the CPU, the tutorial's code blocks against its files), and
+/// its CLI's `--json` for order 12.
+fn example_test() -> Result {
+    let example = root().join("examples/costas");
+    let in_example = |args: &[&str]| {
+        let mut command = cargo();
+        command
+            .current_dir(&example)
+            .args(args)
+            .env("COSTAS_REQUIRE_PTX", "1");
+        command
+    };
+    status(
+        &mut in_example(&["fmt", "--all", "--", "--check"]),
+        "examples/costas: cargo fmt --check",
+    )?;
+    status(
+        &mut in_example(&[
+            "clippy",
+            "--release",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        "examples/costas: cargo clippy -D warnings",
+    )?;
+    status(
+        &mut in_example(&["test", "--release", "--workspace"]),
+        "examples/costas: cargo test (orders 1..=12 on the CPU, the tutorial's code)",
+    )?;
+    let what = "cargo run --release --manifest-path examples/costas/Cargo.toml -- 12 --json";
+    eprintln!("xtask: {what}");
+    let output = cargo()
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "--manifest-path",
+            "examples/costas/Cargo.toml",
+            "--",
+            "12",
+            "--json",
+        ])
+        .env("COSTAS_REQUIRE_PTX", "1")
+        .output()
+        .map_err(|e| format!("{what}: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let value: serde_json::Value =
+        serde_json::from_str(text.trim()).map_err(|e| format!("{what} printed {text:?}: {e}"))?;
+    if !output.status.success() || value["count"] != 7852 || value["known_match"] != true {
+        return Err(format!("{what}: expected 7852 arrays, got {text}"));
+    }
+    eprintln!("xtask: examples/costas: {}", text.trim());
+    Ok(())
 }
 
 /// `cargo xtask cluster-test`: the release binary through deploy/slurm/ on a one-node cluster.

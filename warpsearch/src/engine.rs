@@ -1,0 +1,290 @@
+//! The search engine for your own kernels: describe a search once and run it anywhere.
+//!
+//! A [`Search`] says what the work is (a fixed list of *units*, each a few `u64` words), what
+//! one unit's result is (a few words, from code that is the same on the CPU and in the
+//! kernel), how results add up (a [`Partial`]), and which PTX kernel runs units on a GPU. The
+//! engine does the rest: it groups the units into chunks ([`crate::shard::Partition`]), hands
+//! them to every CPU core (rayon) or to every GPU (a launch per batch of chunks, two in flight
+//! per GPU), draws progress, stops on Ctrl-C, and gives shards, result files and checkpoints
+//! for free ([`run`]).
+//!
+//! The kernel follows one calling convention, so the engine can launch any of them:
+//!
+//! ```text
+//! extern "ptx-kernel" fn name(
+//!     params: *const u64,        // Search::params()
+//!     units: *const u64,         // count × UNIT_WORDS words
+//!     count: u32,
+//!     next: *const AtomicU32,    // zeroed: the work queue (kernels::atomic::WorkQueue)
+//!     cancel: *const AtomicU32,  // set by the host on Ctrl-C: stop taking units
+//!     results: *mut u64,         // count × RESULT_WORDS words, one slice per unit
+//! )
+//! ```
+//!
+//! A kernel claims unit indices from `next` (the engine reads it for progress), writes each
+//! unit's result, and stops taking units once `cancel` is set. `examples/costas/` is a whole
+//! search written this way, and `docs/tutorial-costas.md` builds it step by step.
+//!
+//! ```
+//! use warpsearch::engine::{self, Kernel, Search};
+//! use warpsearch::shard::{Partial, Shard};
+//!
+//! /// Counts the numbers below 1000 divisible by 7, one unit per hundred.
+//! struct Sevens;
+//!
+//! #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+//! struct Count(u64);
+//!
+//! impl Partial for Count {
+//!     fn add(&mut self, other: &Self) { self.0 += other.0 }
+//!     fn nodes(&self) -> u64 { self.0 }
+//! }
+//!
+//! impl Search for Sevens {
+//!     type Partial = Count;
+//!     const UNIT_WORDS: usize = 1;
+//!     const RESULT_WORDS: usize = 1;
+//!     fn problem(&self) -> &str { "sevens" }
+//!     fn size(&self) -> u32 { 1000 }
+//!     fn units(&self) -> Vec<u64> { (0..10).collect() }
+//!     fn params(&self) -> Vec<u64> { vec![] }
+//!     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+//!         result[0] = (unit[0] * 100..unit[0] * 100 + 100).filter(|i| i % 7 == 0).count() as u64;
+//!     }
+//!     fn partial(&self, results: &[u64]) -> Count { Count(results.iter().sum()) }
+//!     fn kernel(&self) -> Option<Kernel> { None } // CPU only
+//! }
+//!
+//! let backend = warpsearch::Backend::Cpu(warpsearch::backend::cpu_pool(Some(2))?);
+//! let control = warpsearch::RunControl::quiet();
+//! let result = engine::run(&Sevens, &backend, &control, Shard::WHOLE, None)?;
+//! assert_eq!(result.counts.0, 143);
+//! # Ok::<(), warpsearch::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::error::{Error, GpuError, Result};
+use crate::gpu::{GpuDevice, launch_config, step};
+use crate::run::RunControl;
+use crate::shard::{
+    CheckpointFile, ChunkSource, Partition, Shard, ShardResult, Workers, run_chunks,
+};
+use cudarc::driver::PushKernelArg;
+use rayon::prelude::*;
+
+pub use crate::shard::Partial;
+
+/// A search's GPU kernel: the PTX module it is in (usually embedded with
+/// `include_str!(concat!(env!("OUT_DIR"), "/….ptx"))` from a build script that uses
+/// `warpsearch-builder`) and its name. An empty `ptx` means the build has no kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel {
+    /// The PTX text.
+    pub ptx: &'static str,
+    /// The entry point's name.
+    pub name: &'static str,
+}
+
+/// A search described once; see the module's documentation for the kernel's conventions.
+pub trait Search: Sync {
+    /// What results add up to (per chunk, per shard, per run).
+    type Partial: Partial + Send;
+    /// Words a unit takes in the kernel's input.
+    const UNIT_WORDS: usize;
+    /// Words of one unit's result.
+    const RESULT_WORDS: usize;
+    /// A short name for result files and checkpoints, e.g. "costas".
+    fn problem(&self) -> &str;
+    /// The problem size, for result files and checkpoints.
+    fn size(&self) -> u32;
+    /// The work list: `UNIT_WORDS` words per unit, the same on every machine (it is what
+    /// shards and checkpoints refer to).
+    fn units(&self) -> Vec<u64>;
+    /// Words handed to the kernel as its first argument (its parameters, e.g. the size).
+    fn params(&self) -> Vec<u64>;
+    /// Runs one unit on the CPU and writes its `RESULT_WORDS` result words: the same code the
+    /// kernel runs for a unit.
+    fn run_unit(&self, unit: &[u64], result: &mut [u64]);
+    /// The counts of some units from their results (`RESULT_WORDS` words each).
+    fn partial(&self, results: &[u64]) -> Self::Partial;
+    /// The GPU kernel, when this build has one.
+    fn kernel(&self) -> Option<Kernel>;
+}
+
+/// Chunks a search's work list is grouped into (fewer when there are fewer units).
+pub const CHUNKS: usize = 256;
+
+/// Runs shard `shard` of `search` on `backend` (every CPU core, or every GPU), resuming from
+/// and saving to `checkpoint` when given. [`Shard::WHOLE`] is the whole search; the counts of
+/// several shards add up with [`crate::shard::merge`].
+pub fn run<S: Search>(
+    search: &S,
+    backend: &Backend,
+    control: &RunControl,
+    shard: Shard,
+    checkpoint: Option<&CheckpointFile>,
+) -> Result<ShardResult<S::Partial>> {
+    if S::UNIT_WORDS == 0 || S::RESULT_WORDS == 0 {
+        return Err(Error::InvalidArgument(
+            "a search's units and results need at least one word each".into(),
+        ));
+    }
+    let units = search.units();
+    if !units.len().is_multiple_of(S::UNIT_WORDS) {
+        return Err(Error::InvalidArgument(format!(
+            "{} words of units is not a whole number of {}-word units",
+            units.len(),
+            S::UNIT_WORDS
+        )));
+    }
+    let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS).collect();
+    let chunks = list.len().clamp(1, CHUNKS) as u32;
+    let partition = Partition::new(search.problem(), search.size(), &list, chunks);
+    let kernel = match backend {
+        Backend::Gpu(_) => Some(
+            search
+                .kernel()
+                .filter(|k| !k.ptx.trim().is_empty())
+                .ok_or_else(|| {
+                    GpuError::Unsupported(format!(
+                        "this build of {} has no GPU kernel (its build script could not build the PTX); use --backend cpu",
+                        search.problem()
+                    ))
+                })?,
+        ),
+        Backend::Cpu(_) => None,
+    };
+    let workers = Workers::of(backend, 0, true);
+    let run_worker = |worker: usize,
+                      source: &ChunkSource,
+                      control: &RunControl,
+                      report: &dyn Fn(u32, S::Partial) -> Result<()>|
+     -> Result<()> {
+        loop {
+            let batch = source.batch()?;
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let ranges: Vec<_> = batch.iter().map(|&c| partition.chunk_range(c)).collect();
+            let results = match (backend, kernel) {
+                (Backend::Gpu(gpus), Some(kernel)) => {
+                    let device = &gpus.lanes()[worker];
+                    let words: Vec<u64> = ranges
+                        .iter()
+                        .flat_map(|r| units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter())
+                        .copied()
+                        .collect();
+                    run_gpu::<S>(device, kernel, &search.params(), &words, control)
+                        .map_err(|e| crate::shard::on_device(gpus, device, e))?
+                }
+                (Backend::Cpu(pool), _) => run_cpu(search, pool, &list, &ranges, control)?,
+                (Backend::Gpu(_), None) => {
+                    return Err(Error::Verification("a GPU run without its kernel".into()));
+                }
+            };
+            let mut offset = 0;
+            for (&chunk, range) in batch.iter().zip(&ranges) {
+                let words = range.len() * S::RESULT_WORDS;
+                report(chunk, search.partial(&results[offset..offset + words]))?;
+                offset += words;
+            }
+        }
+    };
+    let run = run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
+    Ok(ShardResult {
+        partition,
+        shard,
+        counts: run.counts,
+        seconds: run.seconds,
+        backend: backend.kind().into(),
+        devices: vec![backend.describe()],
+        per_device: run.shares,
+    })
+}
+
+/// The units of `ranges` on every thread of `pool`; their results in order.
+fn run_cpu<S: Search>(
+    search: &S,
+    pool: &rayon::ThreadPool,
+    list: &[&[u64]],
+    ranges: &[std::ops::Range<usize>],
+    control: &RunControl,
+) -> Result<Vec<u64>> {
+    let indices: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+    let mut results = vec![0u64; indices.len() * S::RESULT_WORDS];
+    pool.install(|| {
+        results
+            .par_chunks_mut(S::RESULT_WORDS)
+            .zip(indices.par_iter())
+            .try_for_each(|(result, &index)| {
+                if control.cancelled() {
+                    return Err(Error::Interrupted);
+                }
+                search.run_unit(list[index], result);
+                Ok(())
+            })
+    })?;
+    Ok(results)
+}
+
+/// Threads per block of an engine launch.
+const BLOCK: u32 = 128;
+
+/// The units `words` in one launch of `kernel` on `device` (the calling convention of the
+/// module's documentation), with Ctrl-C; their results in order.
+fn run_gpu<S: Search>(
+    device: &GpuDevice,
+    kernel: Kernel,
+    params: &[u64],
+    words: &[u64],
+    control: &RunControl,
+) -> Result<Vec<u64>> {
+    let count = words.len() / S::UNIT_WORDS;
+    let count32 = u32::try_from(count)
+        .map_err(|_| GpuError::Unsupported(format!("{count} units in one launch")))?;
+    let function = device.load_kernel(kernel.ptx, kernel.name)?;
+    let stream = device.stream();
+    let blocks = function
+        .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
+        .map_err(|e| GpuError::driver("computing occupancy", e))?
+        .max(1)
+        * device.multiprocessors;
+    // A kernel with no parameters still gets a valid pointer.
+    let params = if params.is_empty() {
+        &[0u64][..]
+    } else {
+        params
+    };
+    let device_params = step("copying parameters", stream.clone_htod(params))?;
+    let device_units = step("copying units", stream.clone_htod(words))?;
+    let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
+    let results = step(
+        "allocating results",
+        stream.alloc_zeros::<u64>(count.max(1) * S::RESULT_WORDS),
+    )?;
+    device.synchronize()?;
+    let next = control_words.slice(0..1);
+    let cancel = control_words.slice(1..2);
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&device_params)
+        .arg(&device_units)
+        .arg(&count32)
+        .arg(&next)
+        .arg(&cancel)
+        .arg(&results);
+    // SAFETY: the engine's calling convention (module documentation), which `Search`
+    // implementors promise their kernel follows: the parameters, `count` units of
+    // `UNIT_WORDS` words, a zeroed queue counter and stop word, `count × RESULT_WORDS` result
+    // words; no shared memory; whole-warp blocks.
+    step(&format!("launching {}", kernel.name), unsafe {
+        launch.launch(launch_config(blocks, BLOCK, 0))
+    })?;
+    let progress = control.progress_bar(count as u64, kernel.name);
+    let watched = device.watch(&control_words, count as u64, &progress, control);
+    progress.finish();
+    watched?;
+    let results = step("reading results", stream.clone_dtoh(&results))?;
+    device.synchronize()?;
+    Ok(results[..count * S::RESULT_WORDS].to_vec())
+}
