@@ -9,7 +9,7 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
-//! cargo xtask carry           copy the release binary and device scripts into carry/ for the GPU machine
+//! cargo xtask carry           the release binary, the Costas example and scripts/device.sh into carry/ for the GPU machine
 //! ```
 
 use std::env;
@@ -388,13 +388,29 @@ fn make_executable(_: &Path) -> Result {
     Ok(())
 }
 
-/// Prepares carry/ (git-ignored) for the GPU machine: the release binary and the device scripts.
+/// Prepares carry/ (git-ignored) for the GPU machine: the release binary, the Costas example's
+/// binary, and the benchmark harness (scripts/device.sh).
 fn carry() -> Result {
     ensure_nightly()?;
     let binary = build_release(true)?;
     let carry = root().join("carry");
+    if carry.exists() {
+        // Nothing stale: the scripts of earlier versions included.
+        fs::remove_dir_all(&carry).map_err(|e| e.to_string())?;
+    }
     fs::create_dir_all(&carry).map_err(|e| e.to_string())?;
     fs::copy(&binary, carry.join("warpsearch")).map_err(|e| e.to_string())?;
+    let mut example = cargo();
+    example
+        .current_dir(root().join("examples/costas"))
+        .args(["build", "--release"])
+        .env("COSTAS_REQUIRE_PTX", "1");
+    status(&mut example, "building examples/costas (release)")?;
+    fs::copy(
+        root().join("examples/costas/target/release/costas"),
+        carry.join("costas"),
+    )
+    .map_err(|e| e.to_string())?;
     for entry in fs::read_dir(root().join("scripts")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|e| e == "sh") {
@@ -403,7 +419,7 @@ fn carry() -> Result {
         }
     }
     eprintln!(
-        "xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device-nqueens.sh`"
+        "xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device.sh nqueens` (suites: see scripts/device.sh)"
     );
     Ok(())
 }

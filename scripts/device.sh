@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The benchmark harness of the GPU machine: one script, one suite per call.
+#
+#   bash carry/device.sh SUITE            (after `cargo xtask carry` here; see docs/BENCHMARKS.md)
+#
+# Suites:
+#   verify           selftest, random-dfs table, one random-dfs solution on the GPU
+#   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
+#   no3line          CPU/GPU cross-checks n=10..12, bench n=2..13, the technique table at
+#                    n=13, n=14 (N14_LIMIT s)
+#   scale            every count on GPU 0 and on all GPUs (NQ="20 21 22", NO3="13 14"),
+#                    a SIGTERM-stopped checkpointed run resumed, shards on separate GPUs merged
+#   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
+#   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
+#   costas           the examples/costas binary, orders 10.. until one takes COSTAS_LIMIT s
+#   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
+#
+# Every count is checked against known values by the binary itself (exit status 1 on a
+# mismatch). The log goes to $OUT/device-SUITE.log.
+set -u
+B=carry/warpsearch
+suite=${1:-}
+[[ -z $suite ]] && { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+shift
+exec > >(tee "${OUT:-/tmp}/device-$suite.log") 2>&1
+echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; date -u
+$B info | sed -n 2,3p
+
+# Runs a command with --json under a time limit; prints a label, exit status, wall time, JSON.
+run() {
+    local label=$1 limit=$2; shift 2
+    local t0=$EPOCHREALTIME
+    local line; line=$(timeout "$limit" "$@" --json); local rc=$?
+    local t1=$EPOCHREALTIME
+    printf '%-30s rc=%s wall=%ss %s\n' "$label" "$rc" "$(awk "BEGIN{printf \"%.2f\", $t1 - $t0}")" "$line"
+    return $rc
+}
+
+# Nsight Compute's view of one kernel: lanes active, issue, stalls, occupancy, memory.
+profile() {
+    local kernel=$1; shift
+    timeout 300 ncu --clock-control none --kernel-name "$kernel" \
+        --section SchedulerStats --section WarpStateStats --section Occupancy \
+        --section LaunchStats --section MemoryWorkloadAnalysis \
+        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,lts__t_sector_hit_rate.pct \
+        "$@" 2>&1 | grep -v '^==PROF==' | tail -90
+}
+
+case $suite in
+verify)
+    echo "== selftest"; $B selftest --backend gpu | tail -2
+    echo "== bench random-dfs (median of 3)"; $B bench random-dfs --repeat 3
+    echo "== one solution, random-dfs on the GPU"; $B nqueens 100 --one --method random-dfs --backend gpu
+    ;;
+nqueens)
+    echo "== bench nqueens N=4..20 (median of 3)"; $B bench nqueens --from 4 --to 20 --repeat 3 --backend gpu
+    run "nqueens 21" 300 $B nqueens 21 --backend gpu
+    run "nqueens 22" "${N22_LIMIT:-300}" $B nqueens 22 --backend gpu
+    ;;
+no3line)
+    for n in 10 11 12; do timeout 90 $B no3line $n --cross-check; echo "rc=$?"; done
+    echo "== bench no3line n=2..13 (median of 3)"; timeout 200 $B bench no3line --from 2 --to 13 --repeat 3 --backend gpu
+    echo "== technique table, n=13"
+    run "all on" 60 $B no3line 13 --backend gpu
+    run "no vulnerable cells" 60 env WARPSEARCH_NO3LINE_BRANCHING=rows $B no3line 13 --backend gpu
+    run "no symmetry" 120 env WARPSEARCH_NO3LINE_PRUNING=off $B no3line 13 --backend gpu
+    run "row search" 60 env WARPSEARCH_NO3LINE_ENGINE=rows $B no3line 13 --backend gpu
+    run "no3line 14" "${N14_LIMIT:-200}" $B no3line 14 --backend gpu
+    ;;
+scale)
+    $B nqueens 16 --backend gpu --devices all > /dev/null   # warm-up
+    for n in ${NQ:-20 21 22}; do
+        run "nqueens $n, GPU 0" 300 $B nqueens "$n" --backend gpu --devices 0
+        run "nqueens $n, all GPUs" 300 $B nqueens "$n" --backend gpu --devices all
+    done
+    for n in ${NO3:-13 14}; do
+        run "no3line $n, GPU 0" 300 $B no3line "$n" --backend gpu --devices 0
+        run "no3line $n, all GPUs" 300 $B no3line "$n" --backend gpu --devices all
+    done
+    echo "== checkpointed N=21 on all GPUs: SIGTERM after 5 s, then resume"
+    rm -f /tmp/n21.ck
+    timeout -s TERM 5 $B nqueens 21 --backend gpu --checkpoint /tmp/n21.ck --checkpoint-every 1; echo "rc=$?"
+    tr -d ' \n' < /tmp/n21.ck | grep -o '"done":\[[^]]*\]' | tr -cd ',' | wc -c | awk '{print "chunks saved as done:", $1 + 1}'
+    run "nqueens 21 resumed" 300 $B nqueens 21 --backend gpu --checkpoint /tmp/n21.ck
+    echo "== shards on separate GPUs, merged"
+    CUDA_VISIBLE_DEVICES=0 $B nqueens 20 --shard 1/2 --result /tmp/s1.json --backend gpu --json > /dev/null &
+    p1=$!
+    CUDA_VISIBLE_DEVICES=1 $B nqueens 20 --shard 2/2 --result /tmp/s2.json --backend gpu --json > /dev/null &
+    p2=$!
+    # (a bare `wait` would also wait for the `tee` of the log, which never ends)
+    wait $p1 $p2
+    $B merge /tmp/s1.json /tmp/s2.json
+    echo "== a GPU that is not there"; $B nqueens 12 --backend gpu --devices 0,7; echo "rc=$?"
+    ;;
+profile-nqueens)
+    profile warpsearch_nqueens_constellation $B nqueens 18 --backend gpu --devices 0
+    ;;
+profile-no3line)
+    profile warpsearch_no3line_propagate $B no3line 12 --backend gpu --devices 0
+    ;;
+costas)
+    for n in $(seq 10 29); do
+        run "costas $n" "${COSTAS_LIMIT:-120}" carry/costas "$n" --backend gpu || break
+    done
+    ;;
+one)
+    run "warpsearch $*" 590 $B "$@"
+    ;;
+*)
+    echo "unknown suite $suite (see the top of $0)"; exit 2
+    ;;
+esac
+echo "== done"; date -u
