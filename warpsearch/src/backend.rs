@@ -17,6 +17,19 @@ pub enum BackendChoice {
     Gpu,
 }
 
+/// Where and how a search runs: the options of every problem's `count`.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// Where to run.
+    pub backend: BackendChoice,
+    /// CPU threads (all cores when `None`).
+    pub threads: Option<usize>,
+    /// Which GPUs (all by default).
+    pub devices: crate::gpu::DeviceChoice,
+    /// Cancellation and progress.
+    pub control: crate::run::RunControl,
+}
+
 /// Where a search runs, once chosen.
 #[derive(Clone, Debug)]
 pub enum Backend {

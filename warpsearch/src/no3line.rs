@@ -118,7 +118,7 @@ pub fn known(n: u32) -> Option<Classes> {
 }
 
 /// How to run: backend, CPU threads, cancellation and progress.
-pub use crate::run::SearchOptions as Options;
+pub use crate::backend::SearchOptions as Options;
 
 /// The result of a count.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

@@ -1,4 +1,5 @@
-//! What every long search shares: cancellation (Ctrl-C) and a progress bar.
+//! What every long search shares: cancellation (Ctrl-C) and a progress bar. (This module
+//! depends on no other of the crate: the backends and the GPU code use it.)
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -23,19 +24,6 @@ pub fn on_interrupt(flag: Arc<AtomicBool>) -> Result<(), crate::Error> {
         );
     })
     .map_err(|e| crate::Error::InvalidArgument(format!("cannot handle Ctrl-C: {e}")))
-}
-
-/// Where and how a search runs: the options of every problem's `count`.
-#[derive(Clone, Debug, Default)]
-pub struct SearchOptions {
-    /// Where to run.
-    pub backend: crate::backend::BackendChoice,
-    /// CPU threads (all cores when `None`).
-    pub threads: Option<usize>,
-    /// Which GPUs (all by default).
-    pub devices: crate::gpu::DeviceChoice,
-    /// Cancellation and progress.
-    pub control: RunControl,
 }
 
 /// How a running search learns it should stop, and whether it may draw progress.

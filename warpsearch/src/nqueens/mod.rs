@@ -41,7 +41,7 @@ pub fn known(n: u32) -> Option<(u64, u64)> {
 }
 
 /// How to run a count: where, on how many threads, with what cancellation and progress.
-pub use crate::run::SearchOptions as Options;
+pub use crate::backend::SearchOptions as Options;
 
 /// The result of a count.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
