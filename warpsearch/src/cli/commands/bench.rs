@@ -1,0 +1,268 @@
+//! `warpsearch bench`: the timing tables of docs/BENCHMARKS.md.
+
+use crate::cli::*;
+
+pub(crate) fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    if let BenchProblem::RandomDfs = args.problem {
+        if args.from.is_some() || args.to.is_some() {
+            return Err(Error::InvalidArgument(
+                "bench random-dfs times fixed cases (N = 40 and 100, Hennum's Table 1); --from/--to do not apply".into(),
+            ));
+        }
+        return run_bench_random_dfs(args);
+    }
+    let (from, to) = (args.from.unwrap_or(8), args.to.unwrap_or(16));
+    if from > to || args.repeat == 0 {
+        return Err(Error::InvalidArgument(
+            "need --from ≤ --to and --repeat ≥ 1".into(),
+        ));
+    }
+    if let BenchProblem::No3line = args.problem {
+        return run_bench_no3line(args, from, to, cancel);
+    }
+    nqueens::validate(from)?;
+    nqueens::validate(to)?;
+    let selected = select(&args.common)?;
+    let control = RunControl::default().with_cancel(cancel);
+    // Warm-up: the first launch pays for lazy driver set-up.
+    nqueens::count_on(10, &selected.backend, &control)?;
+    let mut rows = Vec::new();
+    if !args.common.json {
+        out!(
+            "{:>3} {:>20} {:>19} {:>7} {:>10} {:>20} {:>14} {:>5}",
+            "N",
+            "total",
+            "unique",
+            "backend",
+            "seconds",
+            "nodes",
+            "nodes/s",
+            "known"
+        );
+    }
+    let mut status = 0;
+    for n in from..=to {
+        let mut runs = Vec::new();
+        for _ in 0..args.repeat {
+            runs.push(nqueens::count_on(n, &selected.backend, &control)?);
+        }
+        let mut seconds: Vec<f64> = runs.iter().map(|c| c.seconds).collect();
+        seconds.sort_by(f64::total_cmp);
+        let median = seconds[seconds.len() / 2];
+        let counts = &runs[0];
+        if runs
+            .iter()
+            .any(|c| (c.total, c.unique) != (counts.total, counts.unique))
+            || counts.known_match == Some(false)
+        {
+            status = 1;
+        }
+        let rate = counts.nodes as f64 / median.max(1e-9);
+        let known = match counts.known_match {
+            Some(true) => "ok",
+            Some(false) => "WRONG",
+            None => "-",
+        };
+        if !args.common.json {
+            out!(
+                "{:>3} {:>20} {:>19} {:>7} {:>10.4} {:>20} {:>14.3e} {:>5}",
+                n,
+                counts.total,
+                counts.unique,
+                counts.backend,
+                median,
+                counts.nodes,
+                rate,
+                known
+            );
+        }
+        rows.push(serde_json::json!({
+            "n": n, "total": counts.total, "unique": counts.unique, "backend": counts.backend,
+            "seconds": median, "all_seconds": seconds, "nodes": counts.nodes, "nodes_per_second": rate.round(),
+            "known_match": counts.known_match,
+        }));
+    }
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
+        );
+    } else {
+        out!("# {}", selected.backend.describe());
+    }
+    Ok(status)
+}
+
+/// Hennum's Table 1 on our hardware: the same cases on the GPU (when there is one), one CPU
+/// core and all cores; the median of `--repeat` runs, each a fresh family of searches.
+pub(crate) fn run_bench_no3line(
+    args: BenchArgs,
+    from: u32,
+    to: u32,
+    cancel: Arc<AtomicBool>,
+) -> Result<i32, Error> {
+    use warpsearch::no3line;
+    no3line::validate(from)?;
+    no3line::validate(to)?;
+    let selected = select(&args.common)?;
+    let control = RunControl::default().with_cancel(cancel);
+    // Warm-up: the first launch pays for lazy driver set-up.
+    no3line::enumerate_on(6, &selected.backend, &control, |_| {})?;
+    if !args.common.json {
+        out!(
+            "{:>3} {:>9} {:>12} {:>7} {:>10} {:>16} {:>12} {:>5}",
+            "n",
+            "total",
+            "inequivalent",
+            "backend",
+            "seconds",
+            "nodes",
+            "nodes/s",
+            "known"
+        );
+    }
+    let mut rows = Vec::new();
+    let mut status = 0;
+    for n in from..=to {
+        let mut runs = Vec::new();
+        for _ in 0..args.repeat {
+            runs.push(no3line::enumerate_on(
+                n,
+                &selected.backend,
+                &control,
+                |_| {},
+            )?);
+        }
+        let mut seconds: Vec<f64> = runs.iter().map(|c| c.seconds).collect();
+        seconds.sort_by(f64::total_cmp);
+        let median = seconds[seconds.len() / 2];
+        let counts = &runs[0];
+        if runs.iter().any(|c| c.classes != counts.classes) || counts.known_match == Some(false) {
+            status = 1;
+        }
+        let rate = counts.nodes as f64 / median.max(1e-9);
+        let known = match counts.known_match {
+            Some(true) => "ok",
+            Some(false) => "WRONG",
+            None => "-",
+        };
+        if !args.common.json {
+            out!(
+                "{:>3} {:>9} {:>12} {:>7} {:>10.4} {:>16} {:>12.3e} {:>5}",
+                n,
+                counts.total,
+                counts.inequivalent,
+                counts.backend,
+                median,
+                counts.nodes,
+                rate,
+                known
+            );
+        }
+        rows.push(serde_json::json!({
+            "n": n, "total": counts.total, "inequivalent": counts.inequivalent,
+            "classes": counts.classes, "backend": counts.backend, "seconds": median,
+            "all_seconds": seconds, "nodes": counts.nodes, "nodes_per_second": rate.round(),
+            "known_match": counts.known_match,
+        }));
+    }
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({ "backend": selected.backend.describe(), "results": rows })
+        );
+    } else {
+        out!("# {}", selected.backend.describe());
+    }
+    Ok(status)
+}
+
+pub(crate) fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
+    let mut backends = Vec::new();
+    if args.common.backend != BackendChoice::Cpu {
+        match warpsearch::gpu::GpuDevice::open() {
+            Ok(device) => backends.push((
+                "gpu",
+                warpsearch::Backend::Gpu(warpsearch::gpu::Gpus::one(device)),
+            )),
+            Err(e) if args.common.backend == BackendChoice::Gpu => return Err(e.into()),
+            Err(e) => note!("no GPU column ({e})"),
+        }
+    }
+    backends.push((
+        "cpu-1",
+        warpsearch::Backend::Cpu(backend::cpu_pool(Some(1))?),
+    ));
+    let all = backend::cpu_pool(args.common.threads)?;
+    let label: &'static str =
+        Box::leak(format!("cpu-{}", all.current_num_threads()).into_boxed_str());
+    backends.push((label, warpsearch::Backend::Cpu(all)));
+    let limit = nqueens::find::DEFAULT_LIMIT;
+    let mut rows = Vec::new();
+    if !args.common.json {
+        out!(
+            "{:>4} {:>9} {:>8} {:>12} {:>10} {:>10} {:>14}",
+            "N",
+            "searches",
+            "backend",
+            "shape",
+            "seconds",
+            "solutions",
+            "placed"
+        );
+    }
+    let mut status = 0;
+    for (n, searches) in [(40u32, 2048u32), (100, 16384)] {
+        // Per backend, (solutions, placed) of each seed: every backend runs the same searches,
+        // so they must agree exactly.
+        let mut outcomes: Vec<Vec<(u32, u64)>> = Vec::new();
+        for (name, backend) in &backends {
+            // Warm-up (module load, first launch), then the median of the runs.
+            nqueens::random_dfs_batch(n, backend, 0, 0, searches.min(256), limit)?;
+            let mut runs = Vec::new();
+            for repeat in 0..args.repeat {
+                runs.push(nqueens::random_dfs_batch(
+                    n,
+                    backend,
+                    1 + repeat as u64,
+                    0,
+                    searches,
+                    limit,
+                )?);
+            }
+            outcomes.push(runs.iter().map(|r| (r.solutions, r.placed)).collect());
+            // Solutions and queens placed of the first family (seed 1), the same searches on
+            // every backend, so the rows compare; the time is the median over the families.
+            let (solutions, placed) = (runs[0].solutions, runs[0].placed);
+            runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            let median = &runs[runs.len() / 2];
+            if !args.common.json {
+                out!(
+                    "{:>4} {:>9} {:>8} {:>12} {:>10.4} {:>10} {:>14}",
+                    n,
+                    searches,
+                    name,
+                    median.shape,
+                    median.seconds,
+                    solutions,
+                    placed
+                );
+            }
+            rows.push(serde_json::json!({
+                "n": n, "searches": searches, "backend": name, "seconds": median.seconds,
+                "shape": median.shape, "seed": 1, "solutions": solutions, "placed": placed,
+            }));
+        }
+        if outcomes.windows(2).any(|pair| pair[0] != pair[1]) {
+            note!("error: the backends disagree on the same searches at N = {n}: {outcomes:?}");
+            status = 1;
+        }
+    }
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({ "limit": limit, "results": rows, "backends_agree": status == 0 })
+        );
+    }
+    Ok(status)
+}

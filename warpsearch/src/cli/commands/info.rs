@@ -1,0 +1,43 @@
+//! `warpsearch info`: what the binary carries and what it sees.
+
+use crate::cli::*;
+
+pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
+    let ptx = warpsearch::gpu::PTX;
+    let kernels = warpsearch::gpu::has_kernels();
+    let target = ptx
+        .lines()
+        .find_map(|line| line.trim().strip_prefix(".target "))
+        .map(str::trim);
+    let gpu = warpsearch::gpu::GpuDevice::open();
+    let threads = rayon::current_num_threads();
+    if args.json {
+        let value = serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "gpu_kernels": kernels,
+            "ptx_bytes": ptx.len(),
+            "ptx_target": target,
+            "gpu": gpu.as_ref().ok().map(|d| d.describe()),
+            "gpu_unavailable": gpu.as_ref().err().map(|e| e.to_string()),
+            "cpu_threads": threads,
+        });
+        out!("{value}");
+    } else {
+        out!("warpsearch {}", env!("CARGO_PKG_VERSION"));
+        if kernels {
+            out!(
+                "  GPU kernels: embedded ({} bytes of PTX for {})",
+                ptx.len(),
+                target.unwrap_or("?")
+            );
+        } else {
+            out!("  GPU kernels: not built into this binary (CPU only)");
+        }
+        match &gpu {
+            Ok(device) => out!("  GPU: {}", device.describe()),
+            Err(why) => out!("  GPU: none usable: {why}"),
+        }
+        out!("  CPU: {threads} threads");
+    }
+    Ok(0)
+}

@@ -1,0 +1,107 @@
+//! Sharded runs (`--shard`, `--result`, `--checkpoint`) and `warpsearch merge`.
+
+use crate::cli::commands::{print_no3line_counts, print_nqueens_counts};
+use crate::cli::output::*;
+use crate::cli::*;
+
+/// The shard, the checkpoint and the result file of a sharded run, from the command line.
+pub(crate) struct SplitPlan {
+    pub(crate) shard: warpsearch::shard::Shard,
+    pub(crate) checkpoint: Option<warpsearch::shard::CheckpointFile>,
+    pub(crate) result: Option<AtomicOut>,
+}
+
+impl SplitPlan {
+    pub(crate) fn new(split: &SplitArgs) -> Result<SplitPlan, Error> {
+        use warpsearch::shard::{CheckpointFile, Shard};
+        let shard = match &split.shard {
+            Some(text) => Shard::parse(text)?,
+            None => Shard::WHOLE,
+        };
+        Ok(SplitPlan {
+            shard,
+            checkpoint: split.checkpoint.clone().map(|path| CheckpointFile {
+                path,
+                every: std::time::Duration::from_secs(split.checkpoint_every),
+            }),
+            // Fail on an unwritable --result before the search, not after it.
+            result: split.result.as_deref().map(AtomicOut::create).transpose()?,
+        })
+    }
+
+    /// Says how to resume an interrupted run; writes the result file of a finished one.
+    pub(crate) fn finish<P: serde::Serialize>(
+        &mut self,
+        outcome: Result<warpsearch::shard::ShardResult<P>, Error>,
+    ) -> Result<(warpsearch::shard::ShardResult<P>, serde_json::Value), Error> {
+        let result = match outcome {
+            Err(Error::Interrupted) if self.checkpoint.is_some() => {
+                note!("progress saved; run the same command again to resume");
+                return Err(Error::Interrupted);
+            }
+            other => other?,
+        };
+        let value =
+            serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
+        if let Some(mut file) = self.result.take() {
+            file.line(format_args!("{value:#}"))?;
+            file.commit()?;
+        }
+        Ok((result, value))
+    }
+
+    /// The line for a proper shard (a whole run prints its answer instead).
+    pub(crate) fn report(
+        &self,
+        what: &str,
+        value: &serde_json::Value,
+        json: bool,
+    ) -> Result<i32, Error> {
+        if json {
+            out!("{value}");
+        } else {
+            let chunks = value["partition"]["chunks"].as_u64().unwrap_or(0) as u32;
+            out!(
+                "{what} shard {}: {} chunks of {chunks} done in {}; add the shards up with `warpsearch merge FILES…`",
+                self.shard,
+                self.shard.chunks(chunks).count(),
+                seconds(value["seconds"].as_f64().unwrap_or(0.0)),
+            );
+        }
+        Ok(0)
+    }
+}
+
+pub(crate) fn run_merge(args: MergeArgs) -> Result<i32, Error> {
+    use warpsearch::shard::merge;
+    // The first file says which problem; `merge` then checks that all agree.
+    let problem = std::fs::read_to_string(&args.files[0])
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|value| value["partition"]["problem"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    let backend_of = |backends: &[String]| match backends {
+        [one] if one == "gpu" => "gpu",
+        [_] => "cpu",
+        _ => "mixed",
+    };
+    match problem.as_str() {
+        "no3line" => {
+            let (partition, counts, seconds, backends) =
+                merge::<warpsearch::no3line::Partial>(&args.files)?;
+            let counts = counts.counts(partition.n, backend_of(&backends), seconds);
+            print_no3line_counts(&counts, args.json)
+        }
+        _ => {
+            let (partition, counts, seconds, backends) = merge::<nqueens::Partial>(&args.files)?;
+            if partition.problem != "nqueens" {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: not a result of a sharded count",
+                    args.files[0].display()
+                )));
+            }
+            let counts = counts.counts(partition.n, backend_of(&backends), seconds);
+            print_nqueens_counts(&counts, args.json)
+        }
+    }
+}

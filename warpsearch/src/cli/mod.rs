@@ -1,0 +1,420 @@
+//! Argument parsing (clap), output (human or `--json`), exit codes and Ctrl-C; each
+//! subcommand's runner is in `commands/`.
+
+use clap::{Args, Parser, Subcommand};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use warpsearch::backend::{self, BackendChoice, Selected};
+use warpsearch::gomoku::{self, Board, Color, Kind, Rule};
+use warpsearch::nqueens::{self, FindOptions, Method};
+use warpsearch::{Error, RunControl, selftest};
+
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells expect.
+const EXIT_INTERRUPTED: i32 = 130;
+/// Exit status when standard output was closed (128 + SIGPIPE), as `yes | head` gives.
+const EXIT_BROKEN_PIPE: i32 = 141;
+/// Exit status of a command line that cannot be parsed.
+const EXIT_USAGE: i32 = 2;
+/// The most input `gomoku` reads: a position is a few KB at most.
+const MAX_GOMOKU_INPUT: u64 = 1 << 20;
+
+/// `println!` that returns a closed or full standard output as an error instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(stdout_error)?
+    }};
+}
+
+/// `eprintln!` that ignores a closed standard error instead of panicking.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+fn stdout_error(source: std::io::Error) -> Error {
+    Error::Io {
+        path: "standard output".into(),
+        source,
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "warpsearch",
+    version,
+    about = "Exhaustive combinatorial search on NVIDIA GPUs, with the same Rust kernels on every CPU core",
+    long_about = "Exhaustive combinatorial search on NVIDIA GPUs, with the same Rust kernels on every CPU core.\n\n\
+The kernels are written once in no_std Rust: compiled to PTX they run one search per GPU thread \
+(or one board per warp); compiled natively they run on every core with rayon. With --backend auto \
+(the default) the GPU is used when an NVIDIA driver and device are present, and a line on stderr says \
+which backend ran and why.",
+    after_help = "Examples:\n  warpsearch nqueens 18                 count all 18-queens solutions\n  \
+warpsearch nqueens 12 --backend cpu --json\n  warpsearch selftest --backend gpu    check every warp primitive on the GPU\n  \
+warpsearch bench nqueens --to 16      timing table"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count all solutions of the N-Queens problem (total and up to symmetry).
+    #[command(
+        long_about = "Count all solutions of the N-Queens problem: N queens on an N×N board, no two in a row, \
+column or diagonal. Prints the total, the number unique up to rotation and reflection, the backend, the time, \
+the nodes searched (queens placed) and whether the counts match the known values (OEIS A000170, A002562).\n\n\
+The search uses the 8 symmetries of the board, so it visits about an eighth of the tree. N ranges over 1..=27."
+    )]
+    Nqueens(NqueensArgs),
+    /// Run every warp primitive on the chosen backend and compare with a scalar reference.
+    Selftest(SelftestArgs),
+    /// Time a range of problem sizes and print a table.
+    Bench(BenchArgs),
+    /// Count every 2n-point configuration on the n×n grid with no three points on a line.
+    #[command(
+        long_about = "Count every configuration of 2n points on the n×n grid with no three points on any line \
+(any slope): in total, up to the 8 symmetries of the square, and by symmetry class — iden (no symmetry), \
+dia1 (one diagonal), ort1 (one mid-line), rot2 (180°), dia2 (both diagonals), rot4 (90°), ort2 (both \
+mid-lines), full (all 8). Checked against the known values for n = 2..16.\n\n\
+The search is depth-first over partial boards (known points, known-empty cells), one warp per board on the GPU and the same code on every CPU core: lines through every pair of points are marked empty, rows and columns with two points (or two cells left) are completed, to a fixpoint; it branches on the vulnerable cell nearest the centre, else on the row with the fewest options, and drops boards none of whose completions is its orbit's representative. n = 2..16; on an H100, n = 13 takes ≈ 2.5 s, n = 14 ≈ 22 s, n = 15 ≈ 280 s (docs/no3line.md).
+
+For the technique table: WARPSEARCH_NO3LINE_PRUNING=off (no symmetry pruning), WARPSEARCH_NO3LINE_BRANCHING=rows (no vulnerable cells), WARPSEARCH_NO3LINE_ENGINE=rows (the first, row-by-row search).",
+        after_help = "--out format: one orbit per line, its lexicographically smallest image (rows compared in order \
+as bit masks); the rows in order separated by spaces, each as the two 0-based columns of its points, e.g. `0,1 0,1`.\n\n\
+Example:\n  warpsearch no3line 8 --out n8.txt --svg n8-svg"
+    )]
+    No3line(No3lineArgs),
+    /// Threat points of a 15×15 Gomoku position (five and open-four points of both sides).
+    #[command(
+        long_about = "Threat points of a 15×15 Gomoku position, found with skew-ternary line lookup tables.\n\n\
+For a color C and an empty cell p: p is a FIVE point if C at p makes a run through p of exactly 5 \
+(standard) or at least 5 (freestyle); otherwise an OPEN-FOUR point if, after C at p, at least two \
+empty cells of the same line would each make a five containing p. x is the column 0..14 from the \
+left, y the row 0..14 from the top.\n\n\
+Input (FILE, or - for standard input):\n  \
+a grid of 15 lines of 15 cells: . empty, x black, o white (spaces between cells allowed), or\n  \
+a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style).",
+        after_help = "Output marks: X/O black/white stones, F/f black five/open-four point, \
+G/g white five/open-four point, * a point of both sides.\n\nExample:\n  \
+printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
+    )]
+    Gomoku(GomokuArgs),
+    /// What this binary carries and sees: version, GPU kernels, the GPU or why none is usable.
+    #[command(
+        long_about = "What this binary carries and sees: its version, whether it embeds the GPU kernels \
+(PTX; a build without the pinned nightly runs on the CPU only), the GPU it would use or why none is usable, \
+and the CPU threads it would use."
+    )]
+    Info(InfoArgs),
+    /// Add up the result files of a sharded count and check it like a whole run.
+    #[command(
+        long_about = "Add up the result files of a sharded count (`nqueens N --shard K/M --result FILE`) and \
+print the answer as a whole run would, with the known-value check. The files must come from one problem, \
+size, program version and partition (its fingerprint), and cover every shard exactly once; anything else \
+is an error that names the files.",
+        after_help = "Example:\n  for k in 1 2 3 4; do warpsearch nqueens 16 --shard $k/4 --result s$k.json; done\n  warpsearch merge s*.json"
+    )]
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct InfoArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct No3lineArgs {
+    /// Grid size (2..=16).
+    #[arg(value_name = "N")]
+    n: u32,
+    /// Write one canonical representative per orbit to FILE (format in --help).
+    #[arg(long, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
+    /// Draw each representative as an SVG file in DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<std::path::PathBuf>,
+    /// Run the same subtrees on the CPU and the GPU and compare them one by one (nodes
+    /// searched below each, boards found); exit 1 on any difference. Needs a GPU.
+    #[arg(long, conflicts_with_all = ["out", "svg"])]
+    cross_check: bool,
+    #[command(flatten)]
+    split: SplitArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+struct GomokuArgs {
+    /// The position: a file, or - for standard input.
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    input: String,
+    /// Five or more wins (freestyle), or exactly five (standard).
+    #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
+    rule: Rule,
+    /// Print one JSON object instead of the board.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// Where to run: auto picks the GPU when one is usable, else the CPU.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// Threads for the CPU backend (default: every core).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// GPUs to use: `all` (every GPU the driver shows, after CUDA_VISIBLE_DEVICES) or
+    /// indices such as `0,2`. Counts (nqueens, no3line) hand their work out to all of them;
+    /// other commands use the first.
+    #[arg(long, value_name = "all|I,J,…", default_value = "all")]
+    devices: warpsearch::gpu::DeviceChoice,
+    /// Print one JSON object on stdout instead of text (no progress bar).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct NqueensArgs {
+    /// Board size: 1..=27 when counting; with --one up to 10⁹ (construct), 10⁸
+    /// (min-conflicts) or 128 (random-dfs).
+    #[arg(value_name = "N")]
+    n: u32,
+    /// Find one solution instead of counting them all.
+    #[arg(long)]
+    one: bool,
+    /// With --one: how to find it (construct is O(N) and the default).
+    #[arg(long, value_enum, default_value_t = Method::Construct, requires = "one")]
+    method: Method,
+    /// With --one: seed of min-conflicts and random-dfs (same seed, same solution).
+    #[arg(long, default_value_t = 1, requires = "one")]
+    seed: u64,
+    /// With --one and random-dfs: queens one search may place before it restarts.
+    #[arg(long, default_value_t = nqueens::find::DEFAULT_LIMIT, requires = "one")]
+    limit: u32,
+    /// With --one: draw the board (N ≤ 64), or include the columns in --json.
+    #[arg(long, requires = "one")]
+    print: bool,
+    /// With --one: write the column of each row's queen to FILE, one per line (0-based).
+    #[arg(long, value_name = "FILE", requires = "one")]
+    out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    split: SplitArgs,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// Running a count in shards and resumable pieces (docs/cluster.md).
+#[derive(Args, Clone)]
+struct SplitArgs {
+    /// Count only shard K of M (1 ≤ K ≤ M) of a fixed, machine-independent partition; write
+    /// it with --result and add the shards up with `warpsearch merge`.
+    #[arg(long, value_name = "K/M")]
+    shard: Option<String>,
+    /// Write this run's result (counts, shard, partition fingerprint, seconds, backend) as
+    /// JSON to FILE, for `warpsearch merge`.
+    #[arg(long, value_name = "FILE")]
+    result: Option<std::path::PathBuf>,
+    /// Save progress to FILE (atomically) every --checkpoint-every seconds and on Ctrl-C;
+    /// the same command with the same FILE resumes where it stopped, with exact counts.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<std::path::PathBuf>,
+    /// Seconds between two checkpoint saves.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30,
+        requires = "checkpoint"
+    )]
+    checkpoint_every: u64,
+}
+
+impl SplitArgs {
+    fn wanted(&self) -> bool {
+        self.shard.is_some() || self.result.is_some() || self.checkpoint.is_some()
+    }
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The shards' result files (written with --result), every shard exactly once.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct SelftestArgs {
+    /// Warps of random inputs to run.
+    #[arg(long, default_value_t = 264)]
+    warps: u32,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// What to time.
+    #[arg(value_enum)]
+    problem: BenchProblem,
+    /// Smallest size (default 8; not for random-dfs, whose cases are fixed).
+    #[arg(long)]
+    from: Option<u32>,
+    /// Largest size (default 16; not for random-dfs).
+    #[arg(long)]
+    to: Option<u32>,
+    /// Runs per size; the table shows the median.
+    #[arg(long, default_value_t = 3)]
+    repeat: u32,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BenchProblem {
+    /// N-Queens counting: N = --from..=--to.
+    Nqueens,
+    /// Randomised search for one N-Queens solution: the cases of Hennum's Table 1 (N = 40
+    /// with 2048 searches, N = 100 with 16384), on the GPU, one CPU core and all cores.
+    RandomDfs,
+    /// No-three-in-line: n = --from..=--to (classes checked against the known values).
+    No3line,
+}
+
+/// Runs the CLI and returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    // A first Ctrl-C (or SIGTERM) asks the search to stop cleanly; a second one exits at once.
+    let _ = warpsearch::run::on_interrupt(cancel.clone());
+    let json = match &cli.command {
+        Command::Nqueens(a) => a.common.json,
+        Command::Selftest(a) => a.common.json,
+        Command::Bench(a) => a.common.json,
+        Command::Gomoku(a) => a.json,
+        Command::No3line(a) => a.common.json,
+        Command::Info(a) => a.json,
+        Command::Merge(a) => a.json,
+    };
+    let result = match cli.command {
+        Command::Nqueens(args) => run_nqueens(args, cancel),
+        Command::Selftest(args) => run_selftest(args, cancel),
+        Command::Bench(args) => run_bench(args, cancel),
+        Command::Gomoku(args) => run_gomoku(args, cancel),
+        Command::No3line(args) => run_no3line(args, cancel),
+        Command::Info(args) => run_info(args),
+        Command::Merge(args) => run_merge(args),
+    };
+    match result {
+        Ok(status) => status,
+        Err(Error::Io { path, source })
+            if path == "standard output" && source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            // The reader went away (`| head`): nothing left to say to anyone.
+            EXIT_BROKEN_PIPE
+        }
+        Err(error) => {
+            let code = match error {
+                Error::Interrupted => EXIT_INTERRUPTED,
+                _ => 1,
+            };
+            report_error(&error.to_string(), code, json);
+            code
+        }
+    }
+}
+
+/// The error contract: one line on stderr, `error: …`; with `--json`, also one object
+/// `{"error": …, "exit_code": …}` on stdout, so a script reading stdout always gets JSON.
+fn report_error(message: &str, code: i32, json: bool) {
+    use std::io::Write as _;
+    let line = message.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let _ = writeln!(std::io::stderr(), "error: {line}");
+    if json {
+        let value = serde_json::json!({ "error": line, "exit_code": code });
+        let _ = writeln!(std::io::stdout(), "{value}");
+    }
+}
+
+/// A command line clap rejects: its first line and where to read more (exit 2); `--help` and
+/// `--version` print as usual (exit 0).
+fn usage_error(error: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        // Printing help can itself meet a closed pipe: nothing to do then.
+        let _ = error.print();
+        return 0;
+    }
+    if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = error.print();
+        return EXIT_USAGE;
+    }
+    // clap's message is the text before its "Usage:" block, sometimes over several lines.
+    let rendered = error.render().to_string();
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let joined = message.join(" ");
+    let first = match joined.trim_start_matches("error: ") {
+        "" => "invalid command line",
+        text => text,
+    };
+    let json = std::env::args().any(|a| a == "--json");
+    report_error(
+        &format!("{first} (see `warpsearch --help`)"),
+        EXIT_USAGE,
+        json,
+    );
+    EXIT_USAGE
+}
+
+/// The backend of a counting run: every GPU `--devices` names.
+fn select(common: &Common) -> Result<Selected, Error> {
+    let selected = backend::select(common.backend, common.threads, &common.devices)?;
+    note!("{}", selected.reason);
+    Ok(selected)
+}
+
+/// The backend of work that runs on one GPU: the first that `--devices` names.
+fn select_one(common: &Common) -> Result<Selected, Error> {
+    let first = common.devices.first_only();
+    let selected = backend::select(common.backend, common.threads, &first)?;
+    note!("{}", selected.reason);
+    Ok(selected)
+}
+
+fn control(common: &Common, cancel: Arc<AtomicBool>) -> RunControl {
+    RunControl::default()
+        .with_cancel(cancel)
+        .with_progress(!common.json)
+}
+mod commands;
+mod output;
+
+use commands::bench::run_bench;
+use commands::gomoku::run_gomoku;
+use commands::info::run_info;
+use commands::no3line::run_no3line;
+use commands::nqueens::run_nqueens;
+use commands::selftest::run_selftest;
+use commands::shards::run_merge;
