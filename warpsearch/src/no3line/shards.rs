@@ -1,0 +1,211 @@
+//! Shards, checkpoints and several GPUs: the search in chunks of a fixed work list.
+
+use super::*;
+
+/// The smallest size a search spreads over several GPUs (smaller ones take one GPU well
+/// under a second).
+pub(crate) const MULTI_GPU_MIN_N: u32 = 13;
+/// Chunks of a search spread over several GPUs: the batches they take are made of these.
+pub(crate) const MULTI_GPU_CHUNKS: usize = 256;
+
+/// Counts of a no-three-in-line search that add up across chunks and shards.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Partial {
+    /// Canonical configurations found, by class.
+    pub classes: Classes,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl crate::shard::Partial for Partial {
+    fn add(&mut self, other: &Self) {
+        let (a, b) = (&mut self.classes, &other.classes);
+        a.iden += b.iden;
+        a.dia1 += b.dia1;
+        a.ort1 += b.ort1;
+        a.rot2 += b.rot2;
+        a.dia2 += b.dia2;
+        a.rot4 += b.rot4;
+        a.ort2 += b.ort2;
+        a.full += b.full;
+        self.nodes += other.nodes;
+    }
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+impl Partial {
+    /// The counts of a complete search (every shard merged).
+    pub fn counts(&self, n: u32, backend: &'static str, seconds: f64) -> Counts {
+        Counts {
+            n,
+            total: self.classes.total(),
+            inequivalent: self.classes.inequivalent(),
+            classes: self.classes,
+            backend,
+            seconds,
+            nodes: self.nodes,
+            known_match: known(n).map(|k| k == self.classes),
+            devices: Vec::new(),
+        }
+    }
+}
+
+/// Subtrees a sharded search's work list aims for: fixed, so that it is the same everywhere.
+pub(crate) const SHARDED_TARGET: u64 = 1 << 16;
+/// Chunks of a sharded search.
+pub(crate) const SHARDED_CHUNKS: usize = 256;
+
+/// Searches shard `shard` of the size-`n` search on `backend`, resuming from and saving to
+/// `checkpoint` when given (the CPU saves chunk by chunk; a GPU launch takes the shard's
+/// chunks at once and saves them when it ends). The counts add up with the other shards' in
+/// [`crate::shard::merge`].
+pub fn enumerate_shard(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    shard: crate::shard::Shard,
+    checkpoint: Option<&crate::shard::CheckpointFile>,
+) -> Result<crate::shard::ShardResult<Partial>> {
+    validate(n)?;
+    let engine = engine();
+    let whole = split_search(n, SHARDED_TARGET, engine);
+    let chunks = whole.subtrees.len().clamp(1, SHARDED_CHUNKS) as u32;
+    let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+    let run = search_chunks(
+        n,
+        backend,
+        control,
+        &whole,
+        &partition,
+        shard,
+        checkpoint,
+        &|_| {},
+    )?;
+    Ok(crate::shard::ShardResult {
+        partition,
+        shard,
+        counts: run.counts,
+        seconds: run.seconds,
+        backend: backend.kind().into(),
+        devices: vec![backend.describe()],
+        per_device: run.shares,
+    })
+}
+
+/// Searches the chunks of `shard` of `whole` (grouped by `partition`) on `backend`'s workers
+/// (the CPU pool a chunk at a time, or every GPU taking batches of chunks), streaming every
+/// configuration found to `found`. The host's own nodes and finds go with chunk 0.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search_chunks(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    whole: &Split,
+    partition: &crate::shard::Partition,
+    shard: crate::shard::Shard,
+    checkpoint: Option<&crate::shard::CheckpointFile>,
+    found: &(dyn Fn(&[u32]) + Sync),
+) -> Result<crate::shard::ChunkRun<Partial>> {
+    let extra = |chunk: u32| -> Partial {
+        if chunk != 0 {
+            return Partial::default();
+        }
+        let mut tally = Tally::default();
+        whole
+            .complete
+            .iter()
+            .for_each(|rows| tally.record(rows, &found));
+        Partial {
+            classes: tally.0,
+            nodes: whole.nodes,
+        }
+    };
+    // A batch of one of several GPUs holds at least half the subtrees a one-GPU run splits into.
+    let min_units = match backend {
+        Backend::Gpu(_) => subtree_target(n, backend, engine())? / 2,
+        Backend::Cpu(_) => 0,
+    };
+    let workers = crate::shard::Workers::of(backend, min_units, true);
+    let run_batch = |worker: usize,
+                     chunks: &[u32],
+                     control: &RunControl,
+                     report: &dyn Fn(u32, Partial) -> Result<()>|
+     -> Result<()> {
+        let quiet = control.clone().with_progress(false);
+        match backend {
+            Backend::Cpu(pool) => {
+                for &chunk in chunks {
+                    let subtrees = whole.subtrees.select(partition.chunk_range(chunk));
+                    let tally = Mutex::new(Tally::default());
+                    let record = |rows: &[u32]| {
+                        if let Ok(mut tally) = tally.lock() {
+                            tally.record(rows, &found);
+                        }
+                    };
+                    let nodes = search_cpu(pool, n, &subtrees, &quiet, &record)?;
+                    let classes = tally
+                        .into_inner()
+                        .map_err(|_| Error::Verification("a search thread panicked".into()))?
+                        .0;
+                    let mut part = extra(chunk);
+                    crate::shard::Partial::add(
+                        &mut part,
+                        &Partial {
+                            classes,
+                            nodes: nodes.iter().sum(),
+                        },
+                    );
+                    report(chunk, part)?;
+                }
+                Ok(())
+            }
+            Backend::Gpu(gpus) => {
+                // One launch for the batch: the node counts are per subtree, the boards are
+                // not, so the chunks are reported together when it ends.
+                let device = &gpus.lanes()[worker];
+                let ranges: Vec<_> = chunks.iter().map(|&c| partition.chunk_range(c)).collect();
+                let subtrees = whole.subtrees.select(ranges.iter().flat_map(|r| r.clone()));
+                let searched = search_gpu(device, n, &subtrees, &quiet)
+                    .map_err(|e| crate::shard::on_device(gpus, device, e))?;
+                let mut tally = Tally::default();
+                searched
+                    .boards
+                    .iter()
+                    .for_each(|rows| tally.record(rows, &found));
+                let mut offset = 0;
+                for (&chunk, range) in chunks.iter().zip(&ranges) {
+                    let mut part = extra(chunk);
+                    part.nodes += searched.nodes[offset..offset + range.len()]
+                        .iter()
+                        .sum::<u64>();
+                    offset += range.len();
+                    if chunk == chunks[0] {
+                        // The boards of the launch go with its first chunk.
+                        crate::shard::Partial::add(
+                            &mut part,
+                            &Partial {
+                                classes: tally.0,
+                                nodes: 0,
+                            },
+                        );
+                    }
+                    report(chunk, part)?;
+                }
+                Ok(())
+            }
+        }
+    };
+    let run_worker = |worker: usize,
+                      source: &crate::shard::ChunkSource,
+                      control: &RunControl,
+                      report: &dyn Fn(u32, Partial) -> Result<()>| loop {
+        let chunks = source.batch()?;
+        if chunks.is_empty() {
+            return Ok(());
+        }
+        run_batch(worker, &chunks, control, report)?;
+    };
+    crate::shard::run_chunks(partition, shard, checkpoint, control, &workers, run_worker)
+}

@@ -1,0 +1,245 @@
+//! Splitting a search into subtrees on the host, and the tables the searches read.
+
+use super::*;
+
+/// Prefixes per CPU thread the split aims for (subtree sizes vary a lot; rayon steals whole
+/// prefixes).
+pub(crate) const CPU_PREFIXES_PER_THREAD: u64 = 64;
+/// Prefixes per resident GPU warp the split aims for.
+pub(crate) const GPU_PREFIXES_PER_WARP: u64 = 8;
+/// Threads per GPU block.
+pub(crate) const GPU_BLOCK: u32 = 128;
+
+/// The prefixes of the shallowest depth that yields at least `target` of them (or of the
+/// deepest allowed), with the points placed while enumerating them.
+/// The split stops at a third of the rows: the host enumerates prefixes on one core, and
+/// deeper splits would move the search there (n=9 at 6 rows: 238 k prefixes, 0.23 s).
+pub(crate) fn split(n: u32, target: u64, pruning: Pruning) -> (Vec<Prefix>, u64) {
+    let deepest = (n - 1).min(MAX_PREFIX_ROWS).min((n / 3).max(1));
+    let mut rows = 1;
+    loop {
+        let mut prefixes = Vec::new();
+        let nodes = enumerate_prefixes(n, rows, pruning, |p| prefixes.push(p));
+        if prefixes.len() as u64 >= target || rows >= deepest {
+            return (prefixes, nodes);
+        }
+        rows += 1;
+    }
+}
+
+/// The two searches. `Propagate` (the default) is the full method of the issue: propagation
+/// to a fixpoint, vulnerable-cell branching, symmetry pruning from the root. `Rows` fills the
+/// board row by row and only blocks cells below (the first GPU search, kept for comparison);
+/// `WARPSEARCH_NO3LINE_ENGINE=rows` selects it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Rows(Pruning),
+    Propagate(Techniques),
+}
+
+/// The engine and its switches from the environment: `WARPSEARCH_NO3LINE_ENGINE=rows`,
+/// `WARPSEARCH_NO3LINE_PRUNING=off|first-row`, `WARPSEARCH_NO3LINE_BRANCHING=rows` (no
+/// vulnerable cells), for the technique table.
+pub(crate) fn engine() -> Engine {
+    if std::env::var("WARPSEARCH_NO3LINE_ENGINE").as_deref() == Ok("rows") {
+        return Engine::Rows(pruning());
+    }
+    Engine::Propagate(Techniques {
+        symmetry: pruning() != Pruning::Off,
+        vulnerable_cells: std::env::var("WARPSEARCH_NO3LINE_BRANCHING").as_deref() != Ok("rows"),
+    })
+}
+
+/// Independent subtrees of one search.
+pub(crate) enum Subtrees {
+    /// The row search's prefixes (first rows placed).
+    Prefixes(Vec<Prefix>, Pruning),
+    /// The propagating search's boards (a frontier of its tree).
+    Boards(Vec<Cells>, Techniques),
+}
+
+impl Subtrees {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Subtrees::Prefixes(p, _) => p.len(),
+            Subtrees::Boards(b, _) => b.len(),
+        }
+    }
+
+    /// The subtrees at `indices`, in that order.
+    pub(crate) fn select(&self, indices: impl Iterator<Item = usize>) -> Subtrees {
+        match self {
+            Subtrees::Prefixes(p, pruning) => {
+                Subtrees::Prefixes(indices.map(|i| p[i]).collect(), *pruning)
+            }
+            Subtrees::Boards(b, techniques) => {
+                Subtrees::Boards(indices.map(|i| b[i]).collect(), *techniques)
+            }
+        }
+    }
+
+    /// Each subtree as words, for the partition's fingerprint.
+    pub(crate) fn words(&self) -> Vec<Vec<u64>> {
+        match self {
+            Subtrees::Prefixes(p, _) => p.iter().map(|prefix| vec![prefix.0]).collect(),
+            Subtrees::Boards(b, _) => b
+                .iter()
+                .map(|cells| {
+                    let (points, empty, done) = (
+                        cells.points.to_array(),
+                        cells.empty.to_array(),
+                        cells.done.to_array(),
+                    );
+                    (0..32)
+                        .flat_map(|l| {
+                            [
+                                u64::from(points[l]) | u64::from(empty[l]) << 32,
+                                u64::from(done[l]),
+                            ]
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// Every `part.of`-th subtree, from the `part.index`-th.
+    pub(crate) fn part(self, part: Part) -> Subtrees {
+        fn pick<T>(all: Vec<T>, part: Part) -> Vec<T> {
+            all.into_iter()
+                .skip(part.index as usize - 1)
+                .step_by(part.of as usize)
+                .collect()
+        }
+        match self {
+            Subtrees::Prefixes(p, pruning) => Subtrees::Prefixes(pick(p, part), pruning),
+            Subtrees::Boards(b, techniques) => Subtrees::Boards(pick(b, part), techniques),
+        }
+    }
+}
+
+/// A search split into subtrees on the host.
+pub(crate) struct Split {
+    pub(crate) subtrees: Subtrees,
+    /// Nodes the host searched to find them.
+    pub(crate) nodes: u64,
+    /// Configurations the host met on the way (the propagating search's frontier can hold
+    /// complete boards).
+    pub(crate) complete: Vec<Configuration>,
+}
+
+/// Splits the search of `engine` into at least `target` subtrees where it can.
+pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
+    match engine {
+        Engine::Rows(pruning) => {
+            let (prefixes, nodes) = split(n, target, pruning);
+            Split {
+                subtrees: Subtrees::Prefixes(prefixes, pruning),
+                nodes,
+                complete: Vec::new(),
+            }
+        }
+        Engine::Propagate(techniques) => {
+            let table = pair_table(n);
+            let lines = PairLines::new(n, &table);
+            let (mut frontier, mut nodes, mut complete) = (vec![Cells::new(n)], 0, Vec::new());
+            // Breadth-first, a level at a time, at most `MAX_SPLIT_LEVELS` levels.
+            for _ in 0..MAX_SPLIT_LEVELS {
+                // Stop when the frontier is wide enough, or when the host has done as much
+                // work as the frontier it wanted (small boards, whose trees are shallow).
+                if frontier.is_empty() || frontier.len() as u64 >= target || nodes >= target {
+                    break;
+                }
+                // Each board's children and finds, on every core (rayon keeps their order, so
+                // parts and cross-checks see the same subtrees).
+                let expanded: Vec<(Vec<Cells>, Vec<Configuration>)> = frontier
+                    .par_iter()
+                    .map(|cells| {
+                        let (mut children, mut finds) = (Vec::new(), Vec::new());
+                        expand(
+                            n,
+                            &lines,
+                            techniques,
+                            *cells,
+                            |done| finds.push(done.points.to_array()[..n as usize].to_vec()),
+                            |child| children.push(*child),
+                        );
+                        (children, finds)
+                    })
+                    .collect();
+                nodes += frontier.len() as u64;
+                let mut next = Vec::new();
+                for (children, finds) in expanded {
+                    next.extend(children);
+                    complete.extend(finds);
+                }
+                frontier = next;
+            }
+            Split {
+                subtrees: Subtrees::Boards(frontier, techniques),
+                nodes,
+                complete,
+            }
+        }
+    }
+}
+
+/// Most levels the host expands when splitting the propagating search.
+pub(crate) const MAX_SPLIT_LEVELS: u32 = 24;
+/// Pending boards a GPU warp's stack holds (384 bytes each, in global memory); more is an
+/// error, reported, never a silent undercount.
+pub(crate) const GPU_STACK_BOARDS: u32 = 1024;
+
+/// The whole-line masks of size `n` for every pair of cells (4 MiB at n = 16).
+pub(crate) fn pair_table(n: u32) -> Vec<u32> {
+    let mut words = vec![0u32; PairLines::len(n)];
+    PairLines::fill(n, &mut words);
+    words
+}
+
+/// The symmetry pruning: [`Pruning::Canonical`] unless the environment sets
+/// `WARPSEARCH_NO3LINE_PRUNING` to `off` or `first-row` (to measure what each step saves).
+pub(crate) fn pruning() -> Pruning {
+    match std::env::var("WARPSEARCH_NO3LINE_PRUNING").as_deref() {
+        Ok("off") => Pruning::Off,
+        Ok("first-row") => Pruning::FirstRow,
+        _ => Pruning::Canonical,
+    }
+}
+
+/// The kernel's code for `pruning`.
+pub(crate) fn pruning_code(pruning: Pruning) -> u32 {
+    match pruning {
+        Pruning::Off => 0,
+        Pruning::FirstRow => 1,
+        Pruning::Canonical => 2,
+    }
+}
+
+/// The line masks of size `n` for every pair of cells (4 MiB at n = 16).
+pub(crate) fn line_table(n: u32) -> Vec<u32> {
+    let mut words = vec![0u32; LineTable::len(n)];
+    LineTable::fill(n, &mut words);
+    words
+}
+
+/// Pending boards a CPU thread's stack holds (the CPU has room to spare).
+pub(crate) const CPU_STACK_BOARDS: u32 = 8192;
+
+/// How many subtrees to split into: enough for every CPU thread or GPU warp to take several.
+pub(crate) fn subtree_target(n: u32, backend: &Backend, engine: Engine) -> Result<u64> {
+    Ok(match backend {
+        Backend::Cpu(pool) => CPU_PREFIXES_PER_THREAD * pool.current_num_threads() as u64,
+        Backend::Gpu(gpus) => {
+            let device = gpus.first();
+            let probe = match engine {
+                Engine::Rows(pruning) => Subtrees::Prefixes(Vec::new(), pruning),
+                Engine::Propagate(techniques) => Subtrees::Boards(Vec::new(), techniques),
+            };
+            let (name, shared) = kernel_for(&probe, n);
+            let function = device.function(name)?;
+            let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)?;
+            GPU_PREFIXES_PER_WARP * (blocks * GPU_BLOCK / 32 * device.multiprocessors) as u64
+        }
+    })
+}
