@@ -142,3 +142,81 @@ pub fn add_warp_total(total: &AtomicU64, values: Lanes<u64>) {
     }
     total.fetch_add(sum, Ordering::Relaxed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fixed_feed_has_every_item_and_no_more() {
+        let feed = Feed::fixed(3);
+        assert_eq!(feed.supply(0), Supply::Ready);
+        assert_eq!(feed.supply(2), Supply::Ready);
+        assert_eq!(feed.supply(3), Supply::Closed);
+        assert_eq!(feed.supply(NO_INDEX), Supply::Closed);
+    }
+
+    #[test]
+    fn a_host_feed_makes_lanes_wait_until_items_come_or_it_closes() {
+        let words = [AtomicU32::new(0), AtomicU32::new(0)];
+        let feed = Feed::host(&words, 10);
+        // Nothing supplied yet: every index waits.
+        assert_eq!(feed.supply(0), Supply::Pending);
+        // The host writes three items, then raises the count.
+        words[0].store(3, Ordering::Release);
+        assert_eq!(feed.supply(2), Supply::Ready);
+        assert_eq!(feed.supply(3), Supply::Pending);
+        // More than the capacity is never handed out.
+        words[0].store(50, Ordering::Release);
+        assert_eq!(feed.supply(9), Supply::Ready);
+        assert_eq!(feed.supply(10), Supply::Pending);
+        // Closed: supplied items are still there, the rest never comes.
+        words[0].store(5, Ordering::Release);
+        words[1].store(1, Ordering::Release);
+        assert_eq!(feed.supply(4), Supply::Ready);
+        assert_eq!(feed.supply(5), Supply::Closed);
+        assert_eq!(feed.supply(NO_INDEX), Supply::Closed);
+    }
+
+    #[test]
+    fn a_claimed_index_is_never_lost_while_the_host_catches_up() {
+        // The protocol of `warpsearch_nqueens_constellation`: a lane claims an index once and
+        // holds it until its item comes or the feed closes; every item is run exactly once.
+        let next = AtomicU32::new(0);
+        let words = [AtomicU32::new(0), AtomicU32::new(0)];
+        let (queue, feed) = (WorkQueue::new(&next), Feed::host(&words, 100));
+        let mut held = [NO_INDEX; 32];
+        let mut ran = [0u32; 100];
+        let mut supplied = 0;
+        loop {
+            let want = Lanes::<bool>::from_fn(|lane| held[lane as usize] == NO_INDEX);
+            let claimed = queue.claim(want);
+            let mut all_done = true;
+            for lane in 0..32 {
+                if held[lane] == NO_INDEX {
+                    held[lane] = claimed.to_array()[lane];
+                }
+                match feed.supply(held[lane]) {
+                    Supply::Ready => {
+                        ran[held[lane] as usize] += 1;
+                        held[lane] = NO_INDEX;
+                        all_done = false;
+                    }
+                    Supply::Pending => all_done = false,
+                    Supply::Closed => {}
+                }
+            }
+            // The host supplies 7 more items a round, and closes the feed at 100.
+            if supplied < 100 {
+                supplied = (supplied + 7).min(100);
+                words[0].store(supplied, Ordering::Release);
+            } else {
+                words[1].store(1, Ordering::Release);
+            }
+            if all_done && words[1].load(Ordering::Relaxed) == 1 {
+                break;
+            }
+        }
+        assert!(ran.iter().all(|&count| count == 1), "{ran:?}");
+    }
+}
