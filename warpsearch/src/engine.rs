@@ -191,15 +191,7 @@ pub fn run<S: Search>(
         }
     };
     let run = run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
-    Ok(ShardResult {
-        partition,
-        shard,
-        counts: run.counts,
-        seconds: run.seconds,
-        backend: backend.kind().into(),
-        devices: vec![backend.describe()],
-        per_device: run.shares,
-    })
+    Ok(run.into_result(partition, shard, backend))
 }
 
 /// The units of `ranges` on every thread of `pool`; their results in order.

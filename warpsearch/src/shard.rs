@@ -279,6 +279,26 @@ pub struct ChunkRun<P> {
     pub shares: Vec<DeviceShare>,
 }
 
+impl<P> ChunkRun<P> {
+    /// The result file's content for shard `shard` of `partition`, run on `backend`.
+    pub fn into_result(
+        self,
+        partition: Partition,
+        shard: Shard,
+        backend: &crate::backend::Backend,
+    ) -> ShardResult<P> {
+        ShardResult {
+            partition,
+            shard,
+            counts: self.counts,
+            seconds: self.seconds,
+            backend: backend.kind().into(),
+            devices: vec![backend.describe()],
+            per_device: self.shares,
+        }
+    }
+}
+
 /// Who runs the chunks: one worker per name (a GPU lane each, or the CPU pool), each taking
 /// at most `max_batch` chunks at a time, and, when there are several, batches of at least
 /// `min_units` units.

@@ -248,9 +248,7 @@ pub fn enumerate_part(
     {
         // Every GPU takes batches of chunks of one work list, as a cluster's shards do.
         let target = subtree_target(n, backend, engine)? * gpus.len() as u64;
-        let whole = split_search(n, target, engine);
-        let chunks = whole.subtrees.len().clamp(1, MULTI_GPU_CHUNKS) as u32;
-        let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+        let (whole, partition) = work_list(n, target, engine);
         let run = search_chunks(
             n,
             backend,

@@ -5,8 +5,6 @@ use super::*;
 /// The smallest size a search spreads over several GPUs (smaller ones take one GPU well
 /// under a second).
 pub(crate) const MULTI_GPU_MIN_N: u32 = 13;
-/// Chunks of a search spread over several GPUs: the batches they take are made of these.
-pub(crate) const MULTI_GPU_CHUNKS: usize = 256;
 
 /// Counts of a no-three-in-line search that add up across chunks and shards.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -69,10 +67,7 @@ pub fn enumerate_shard(
     checkpoint: Option<&crate::shard::CheckpointFile>,
 ) -> Result<crate::shard::ShardResult<Partial>> {
     validate(n)?;
-    let engine = engine();
-    let whole = split_search(n, SHARDED_TARGET, engine);
-    let chunks = whole.subtrees.len().clamp(1, SHARDED_CHUNKS) as u32;
-    let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+    let (whole, partition) = work_list(n, SHARDED_TARGET, engine());
     let run = search_chunks(
         n,
         backend,
@@ -83,15 +78,15 @@ pub fn enumerate_shard(
         checkpoint,
         &|_| {},
     )?;
-    Ok(crate::shard::ShardResult {
-        partition,
-        shard,
-        counts: run.counts,
-        seconds: run.seconds,
-        backend: backend.kind().into(),
-        devices: vec![backend.describe()],
-        per_device: run.shares,
-    })
+    Ok(run.into_result(partition, shard, backend))
+}
+
+/// The search of size `n` split into about `target` subtrees, and their partition into chunks.
+pub(crate) fn work_list(n: u32, target: u64, engine: Engine) -> (Split, crate::shard::Partition) {
+    let whole = split_search(n, target, engine);
+    let chunks = whole.subtrees.len().clamp(1, SHARDED_CHUNKS) as u32;
+    let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
+    (whole, partition)
 }
 
 /// Searches the chunks of `shard` of `whole` (grouped by `partition`) on `backend`'s workers

@@ -387,15 +387,7 @@ fn count_shard_with(
     };
     let run =
         crate::shard::run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
-    Ok(ShardResult {
-        partition,
-        shard,
-        counts: run.counts,
-        seconds: run.seconds,
-        backend: backend.kind().into(),
-        devices: vec![backend.describe()],
-        per_device: run.shares,
-    })
+    Ok(run.into_result(partition, shard, backend))
 }
 
 /// The 180°- and 90°-symmetric solutions (`S180`, `S90`), one task per column of row 0's queen.
