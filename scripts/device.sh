@@ -8,8 +8,8 @@
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
 #   no3line          CPU/GPU cross-checks n=10..12, bench n=2..13, the technique table at
 #                    n=13, n=14 (N14_LIMIT s)
-#   scale            every count on GPU 0 and on all GPUs (NQ="20 21 22", NO3="13 14"),
-#                    a SIGTERM-stopped checkpointed run resumed, shards on separate GPUs merged
+#   scale            every count on all GPUs and on GPU 0 (NO3="13 14", NQ="20 21 22"),
+#                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
 #   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
 #   costas           the examples/costas binary, orders 10.. until one takes COSTAS_LIMIT s
@@ -69,19 +69,25 @@ no3line)
     ;;
 scale)
     $B nqueens 16 --backend gpu --devices all > /dev/null   # warm-up
-    for n in ${NQ:-20 21 22}; do
-        run "nqueens $n, GPU 0" 300 $B nqueens "$n" --backend gpu --devices 0
-        run "nqueens $n, all GPUs" 300 $B nqueens "$n" --backend gpu --devices all
-    done
+    # A failed count stops the suite (a wrong or hung multi-GPU run makes the rest moot).
     for n in ${NO3:-13 14}; do
-        run "no3line $n, GPU 0" 300 $B no3line "$n" --backend gpu --devices 0
-        run "no3line $n, all GPUs" 300 $B no3line "$n" --backend gpu --devices all
+        run "no3line $n, all GPUs" 300 $B no3line "$n" --backend gpu --devices all || exit 1
+        run "no3line $n, GPU 0" 300 $B no3line "$n" --backend gpu --devices 0 || exit 1
     done
-    echo "== checkpointed N=21 on all GPUs: SIGTERM after 5 s, then resume"
-    rm -f /tmp/n21.ck
-    timeout -s TERM 5 $B nqueens 21 --backend gpu --checkpoint /tmp/n21.ck --checkpoint-every 1; echo "rc=$?"
-    tr -d ' \n' < /tmp/n21.ck | grep -o '"done":\[[^]]*\]' | tr -cd ',' | wc -c | awk '{print "chunks saved as done:", $1 + 1}'
-    run "nqueens 21 resumed" 300 $B nqueens 21 --backend gpu --checkpoint /tmp/n21.ck
+    for n in ${NQ:-20 21 22}; do
+        run "nqueens $n, GPU 0" 300 $B nqueens "$n" --backend gpu --devices 0 || exit 1
+        run "nqueens $n, all GPUs" 300 $B nqueens "$n" --backend gpu --devices all || exit 1
+    done
+    for what in "nqueens 21" "no3line 14"; do
+        echo "== checkpointed $what on all GPUs: SIGTERM after 5 s, then resume"
+        rm -f /tmp/run.ck
+        timeout -s TERM 5 $B $what --backend gpu --checkpoint /tmp/run.ck --checkpoint-every 1; echo "rc=$?"
+        tr -d ' \n' < /tmp/run.ck | grep -o '"done":\[[^]]*\]' | tr -cd ',' | wc -c | awk '{print "chunks saved as done:", $1 + 1}'
+        run "$what resumed" 300 $B $what --backend gpu --checkpoint /tmp/run.ck
+    done
+    echo "== one GPU, checkpointed (one fed launch)"
+    rm -f /tmp/one.ck
+    run "no3line 13, GPU 0, checkpoint" 120 $B no3line 13 --backend gpu --devices 0 --checkpoint /tmp/one.ck
     echo "== shards on separate GPUs, merged"
     CUDA_VISIBLE_DEVICES=0 $B nqueens 20 --shard 1/2 --result /tmp/s1.json --backend gpu --json > /dev/null &
     p1=$!

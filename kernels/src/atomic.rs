@@ -132,6 +132,52 @@ fn leader_fetch_add(counter: &AtomicU32, amount: u32, _leader: u32) -> u32 {
     counter.fetch_add(amount, Ordering::Relaxed)
 }
 
+/// Per-chunk counters of a launch whose host reports the work chunk by chunk while it runs
+/// (for checkpoints): item `i` belongs to slot `item_slots[i]`, whose `C + 1` counters start
+/// at `counters[(C + 1)·slot]` (`C` counts, fixed by the kernel's calls to
+/// [`finish`](Self::finish)). The last of them is the slot's items left, which the host sets
+/// to its number of items before it supplies them and takes the counts as final once it
+/// reads zero there.
+#[derive(Clone, Copy)]
+pub struct SlotCounters {
+    item_slots: *const u32,
+    counters: *const AtomicU64,
+}
+
+impl SlotCounters {
+    /// The counters of a launch; `None` when the host gave none (`item_slots` null).
+    ///
+    /// # Safety
+    /// A non-null `item_slots` holds a slot for every item the launch will finish, each slot
+    /// below the number of `C + 1`-word groups `counters` points to; both live for the launch.
+    pub unsafe fn new(item_slots: *const u32, counters: *const AtomicU64) -> Option<Self> {
+        (!item_slots.is_null()).then_some(SlotCounters {
+            item_slots,
+            counters,
+        })
+    }
+
+    /// Adds `counts` to the counters of `item`'s slot, then counts the item done. Every write
+    /// this thread made before (the item's results) is visible GPU-wide before the host can
+    /// see the item done.
+    ///
+    /// GPU: an `ld.volatile` of the slot (the host wrote it during the launch), `atom.add.u64`
+    /// per count, `fence.sc.gpu`, `atom.add.u64` of −1.
+    #[inline(always)]
+    pub fn finish<const C: usize>(&self, item: u32, counts: [u64; C]) {
+        // SAFETY: `item` has a slot (the contract of `new`); volatile, as the host wrote it
+        // while the kernel ran and a cached line could be stale.
+        let slot = unsafe { core::ptr::read_volatile(self.item_slots.add(item as usize)) } as usize;
+        // SAFETY: the slot's `words` counters are inside `counters` (the contract of `new`).
+        let counter = |word: usize| unsafe { &*self.counters.add((C + 1) * slot + word) };
+        for (word, &count) in counts.iter().enumerate() {
+            counter(word).fetch_add(count, Ordering::Relaxed);
+        }
+        core::sync::atomic::fence(Ordering::SeqCst);
+        counter(C).fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// Adds a warp's 64-bit values to a global total with one atomic (a butterfly sum first).
 #[inline(always)]
 pub fn add_warp_total(total: &AtomicU64, values: Lanes<u64>) {
@@ -146,6 +192,30 @@ pub fn add_warp_total(total: &AtomicU64, values: Lanes<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slot_counters_add_each_items_counts_to_its_slot_and_count_it_done() {
+        // Items 0 and 2 in slot 1, item 1 in slot 0; two counts and the items left per slot.
+        let slots = [1u32, 0, 1];
+        let counters: [AtomicU64; 6] = core::array::from_fn(|_| AtomicU64::new(0));
+        counters[2].store(1, Ordering::Relaxed);
+        counters[5].store(2, Ordering::Relaxed);
+        // SAFETY: every item has a slot below 6 / 3.
+        let slot_counters =
+            unsafe { SlotCounters::new(slots.as_ptr(), counters.as_ptr()) }.unwrap();
+        slot_counters.finish(0, [5, 50]);
+        assert_eq!(
+            counters[5].load(Ordering::Relaxed),
+            1,
+            "slot 1 still has an item left"
+        );
+        slot_counters.finish(1, [7, 70]);
+        slot_counters.finish(2, [1, 10]);
+        let read: [u64; 6] = core::array::from_fn(|i| counters[i].load(Ordering::Relaxed));
+        assert_eq!(read, [7, 70, 0, 6, 60, 0]);
+        // SAFETY: a null pointer is allowed and means no counters.
+        assert!(unsafe { SlotCounters::new(core::ptr::null(), counters.as_ptr()) }.is_none());
+    }
 
     #[test]
     fn a_fixed_feed_has_every_item_and_no_more() {

@@ -4,7 +4,7 @@
 //! Launch contract (checked by the host): 1-D blocks whose size is a multiple of 32, so that
 //! every warp is whole and may use the full-mask collectives.
 
-use crate::atomic::{Feed, NO_INDEX, Supply, WorkQueue, add_warp_total};
+use crate::atomic::{Feed, NO_INDEX, SlotCounters, Supply, WorkQueue, add_warp_total};
 use crate::bits::popc;
 use crate::no3line::cells::Cells;
 use crate::no3line::pairs::PairLines;
@@ -175,6 +175,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
         // SAFETY: a non-null `feed` points to two zeroed device words (the contract above).
         Feed::host(unsafe { &*feed }, count)
     };
+    // SAFETY: `job_slots` is null or holds a slot below the triples of `slot_counters` for
+    // every job (the contract above).
+    let slots = unsafe { SlotCounters::new(job_slots, slot_counters) };
     let mut counter = Counter::new(n, stack);
     let mut exhausted = false;
     // The job this lane runs, for the per-slot counts: its index and the lane's counts when it
@@ -185,21 +188,15 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     let mut waiting = NO_INDEX;
     loop {
         let idle = counter.is_idle() && !exhausted;
-        if idle && current != NO_INDEX && !job_slots.is_null() {
-            // SAFETY: `current < count`; `job_slots` holds `count` slots and `slot_counters`
-            // three counters a slot (the contract above). The slot was written before the job
-            // was supplied; read past L1 as the job was.
-            unsafe {
-                let slot = core::ptr::read_volatile(job_slots.add(current as usize)) as usize;
-                let counters = |i: usize| &*slot_counters.add(3 * slot + i);
-                counters(0).fetch_add(
-                    counter.found.solutions - at_start.solutions,
-                    Ordering::Relaxed,
+        if idle && current != NO_INDEX {
+            if let Some(slots) = slots {
+                slots.finish(
+                    current,
+                    [
+                        counter.found.solutions - at_start.solutions,
+                        counter.found.nodes - at_start.nodes,
+                    ],
                 );
-                counters(1).fetch_add(counter.found.nodes - at_start.nodes, Ordering::Relaxed);
-                // The counts must be visible before the host can see the job done.
-                core::sync::atomic::fence(Ordering::SeqCst);
-                counters(2).fetch_sub(1, Ordering::Relaxed);
             }
         }
         let want = idle && waiting == NO_INDEX;
@@ -301,21 +298,40 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
 /// `control[1]`; complete boards take the next slot of `found` and are written, row `r` by
 /// lane `r`, to `boards[slot·32 ..]` while the slot is below `capacity` (the host sees an
 /// overflow as `found > capacity`); the nodes below subtree `i` go to `nodes[i]`.
+///
+/// A fed launch (one per GPU for a whole multi-GPU run) adds the [`Feed`] the subtrees come
+/// through, [`SlotCounters`] (nodes, subtrees left) per chunk of the work list, and a tag per
+/// stored board (`board_tags[slot]` = its subtree's index + 1), so that the host can report
+/// each chunk, with its boards, as soon as its last subtree is done.
 struct SubtreeTasks<'a> {
     queue: WorkQueue<'a>,
     stop: &'a AtomicU32,
     slots: WorkQueue<'a>,
-    count: u32,
+    feed: Feed<'a>,
+    chunks: Option<SlotCounters>,
+    board_tags: *mut u32,
     capacity: u32,
     boards: *mut u32,
     nodes: *mut u64,
     lane: u32,
 }
 
+/// The fed-launch arguments of the no-three-in-line kernels (all null for a launch that has
+/// its whole work list from the start).
+#[derive(Clone, Copy)]
+struct FedArgs {
+    feed: *const [AtomicU32; 2],
+    item_slots: *const u32,
+    slot_counters: *const AtomicU64,
+    board_tags: *mut u32,
+}
+
 impl SubtreeTasks<'_> {
     /// # Safety
     /// `control` (two words) and `found` point to zeroed device counters; `boards` holds
-    /// `32·capacity` words and `nodes` `count`.
+    /// `32·capacity` words and `nodes` `count`. With a feed (`fed.feed` non-null): two zeroed
+    /// feed words, `count` is the room for subtrees, `item_slots` a slot for each below the
+    /// pairs of `slot_counters`, `board_tags` `capacity` words.
     #[inline(always)]
     unsafe fn new(
         control: *const AtomicU32,
@@ -324,6 +340,7 @@ impl SubtreeTasks<'_> {
         capacity: u32,
         boards: *mut u32,
         nodes: *mut u64,
+        fed: FedArgs,
     ) -> Self {
         // SAFETY: by the contract above.
         let (queue, stop, slots) = unsafe {
@@ -333,11 +350,20 @@ impl SubtreeTasks<'_> {
                 WorkQueue::new(&*found),
             )
         };
+        let feed = if fed.feed.is_null() {
+            Feed::fixed(count)
+        } else {
+            // SAFETY: two zeroed device words (the contract above).
+            Feed::host(unsafe { &*fed.feed }, count)
+        };
         SubtreeTasks {
             queue,
             stop,
             slots,
-            count,
+            feed,
+            // SAFETY: by the contract above (null without a feed).
+            chunks: unsafe { SlotCounters::new(fed.item_slots, fed.slot_counters) },
+            board_tags: fed.board_tags,
             capacity,
             boards,
             nodes,
@@ -346,32 +372,68 @@ impl SubtreeTasks<'_> {
     }
 
     /// The next subtree's index for the whole warp, or `None` when there are no more or the
-    /// host asked to stop. Any lane's view of the stop word decides for the whole warp (a
-    /// vote keeps it uniform).
+    /// host asked to stop. With a feed the warp waits for the host to supply its index. Any
+    /// lane's view of the stop word decides for the whole warp, and the feed's answer counts
+    /// once every lane has it (votes keep them uniform).
     #[inline(always)]
     fn next(&self) -> Option<u32> {
         let index = self.queue.claim_for_warp();
-        let stopping = Lanes::this_lane(self.stop.load(Ordering::Relaxed) != 0).any();
-        (index < self.count && !stopping).then_some(index)
-    }
-
-    /// Appends a complete board (its points, row `r` in lane `r`).
-    #[inline(always)]
-    fn store_board(&self, points: Lanes<u32>) {
-        let slot = self.slots.claim_for_warp();
-        if slot < self.capacity {
-            // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words.
-            unsafe { *self.boards.add(slot as usize * 32 + self.lane as usize) = points.mine() };
+        loop {
+            if Lanes::this_lane(self.stop.load(Ordering::Relaxed) != 0).any() {
+                return None;
+            }
+            let supply = self.feed.supply(index);
+            if Lanes::this_lane(supply == Supply::Ready).all() {
+                return Some(index);
+            }
+            if Lanes::this_lane(supply == Supply::Closed).all() {
+                return None;
+            }
         }
     }
 
-    /// Records the nodes searched below subtree `index` (from [`next`](Self::next)).
+    /// Appends a complete board (its points, row `r` in lane `r`) found below subtree `index`.
+    #[inline(always)]
+    fn store_board(&self, index: u32, points: Lanes<u32>) {
+        let slot = self.slots.claim_for_warp();
+        if slot < self.capacity {
+            // SAFETY: `slot < capacity`: in bounds of the `32·capacity` words (and of the
+            // `capacity` tags, when there are tags).
+            unsafe {
+                *self.boards.add(slot as usize * 32 + self.lane as usize) = points.mine();
+                if self.lane == 0 && !self.board_tags.is_null() {
+                    *self.board_tags.add(slot as usize) = index + 1;
+                }
+            }
+        }
+    }
+
+    /// Records the nodes searched below subtree `index` (from [`next`](Self::next)), and in a
+    /// fed launch counts it done in its chunk once the whole warp's board writes are visible.
     #[inline(always)]
     fn finish(&self, index: u32, nodes: u64) {
         if self.lane == 0 {
             // SAFETY: `index < count` (from `next`), the length of `nodes`.
             unsafe { *self.nodes.add(index as usize) = nodes };
         }
+        if let Some(chunks) = self.chunks {
+            core::sync::atomic::fence(Ordering::SeqCst);
+            syncwarp();
+            if self.lane == 0 {
+                chunks.finish(index, [nodes]);
+            }
+        }
+    }
+
+    /// The start item `index` of `items` (`words` words per item): volatile reads, as a fed
+    /// launch's host writes items while the kernel runs.
+    ///
+    /// # Safety
+    /// `index < count` (from [`next`](Self::next)) and `items` holds `words·count` words.
+    #[inline(always)]
+    unsafe fn item<T: Copy>(&self, items: *const T, words: u32, index: u32, word: u32) -> T {
+        // SAFETY: by the contract above.
+        unsafe { core::ptr::read_volatile(items.add((words * index + word) as usize)) }
     }
 }
 
@@ -390,7 +452,8 @@ impl SubtreeTasks<'_> {
 /// # Safety
 /// Dynamic shared memory of `4·2n·blockDim.x` bytes; `lines` holds `LineTable::len(n)`
 /// words; `prefixes` and `nodes` hold `count` words, `boards` `32·capacity`; `control` (two
-/// words) and `found` zeroed.
+/// words) and `found` zeroed; `feed`, `item_slots`, `slot_counters` and `board_tags` all null,
+/// or a fed launch's (see `SubtreeTasks`).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     n: u32,
@@ -403,12 +466,22 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     found: *const AtomicU32,
     capacity: u32,
     boards: *mut u32,
+    feed: *const [AtomicU32; 2],
+    item_slots: *const u32,
+    slot_counters: *const AtomicU64,
+    board_tags: *mut u32,
 ) {
     // SAFETY: the launch provides 2n words of shared memory per thread (the contract above);
     // the search indexes words below 2n only.
     let slab = unsafe { SharedSlab::for_this_thread() };
+    let fed = FedArgs {
+        feed,
+        item_slots,
+        slot_counters,
+        board_tags,
+    };
     // SAFETY: the buffers and counters as the contract above says.
-    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes) };
+    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes, fed) };
     // SAFETY: `lines` holds `LineTable::len(n)` words, written before the launch and
     // read-only during it.
     let lines = LineTable::new(n, unsafe {
@@ -422,9 +495,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
     let mut search = DepthFirst::new(n, slab, &lines, pruning);
     while let Some(index) = tasks.next() {
         // SAFETY: `index < count`, the length of `prefixes`.
-        let prefix = Prefix(unsafe { *prefixes.add(index as usize) });
+        let prefix = Prefix(unsafe { tasks.item(prefixes, 1, index, 0) });
         let placed = search.run(&prefix.board(n, &lines), prefix.rows(), |board| {
-            tasks.store_board(board.points)
+            tasks.store_board(index, board.points)
         });
         tasks.finish(index, placed);
     }
@@ -445,7 +518,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
 /// # Safety
 /// `lines` holds `PairLines::len(n)` words; `starts` `3·32·count` and `nodes` `count` words;
 /// `boards` `32·capacity`; `stacks` a region for every warp of the grid; `control` (two
-/// words), `found` and `overflow` zeroed.
+/// words), `found` and `overflow` zeroed; `feed`, `item_slots`, `slot_counters` and
+/// `board_tags` all null, or a fed launch's (see `SubtreeTasks`: then `starts` has room for
+/// `count` starts, written before the feed counts them).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     n: u32,
@@ -461,14 +536,24 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     stacks: *mut u32,
     stack_boards: u32,
     overflow: *const AtomicU32,
+    feed: *const [AtomicU32; 2],
+    item_slots: *const u32,
+    slot_counters: *const AtomicU64,
+    board_tags: *mut u32,
 ) {
     let lane = crate::warp::lane_id().mine();
     let warp = global_thread() / 32;
     let region = (warp as usize) * (WORDS_PER_BOARD * 32 * stack_boards) as usize;
     // SAFETY: the host gives every warp of the grid its own region of this size.
     let stack = unsafe { GlobalSlab::for_this_warp(stacks.add(region)) };
+    let fed = FedArgs {
+        feed,
+        item_slots,
+        slot_counters,
+        board_tags,
+    };
     // SAFETY: the buffers and counters as the contract above says.
-    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes) };
+    let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes, fed) };
     // SAFETY: `overflow` points to a zeroed device counter.
     let overflow = unsafe { &*overflow };
     // SAFETY: `lines` holds `PairLines::len(n)` words, written before the launch and read-only
@@ -485,15 +570,17 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     );
     while let Some(index) = tasks.next() {
         // SAFETY: `index < count`: the three words are inside `starts`.
-        let word = |k: u32| unsafe {
-            Lanes::this_lane(*starts.add(((WORDS_PER_BOARD * index + k) * 32 + lane) as usize))
+        let word = |k: u32| {
+            Lanes::this_lane(unsafe {
+                tasks.item(starts, 32 * WORDS_PER_BOARD, index, 32 * k + lane)
+            })
         };
         let start = Cells {
             points: word(0),
             empty: word(1),
             done: word(2),
         };
-        let expanded = match search.run(&start, |board| tasks.store_board(board.points)) {
+        let expanded = match search.run(&start, |board| tasks.store_board(index, board.points)) {
             Ok(expanded) => expanded,
             Err(_) => {
                 if lane == 0 {

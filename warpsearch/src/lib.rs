@@ -15,6 +15,7 @@
 pub mod backend;
 pub mod engine;
 pub mod error;
+mod feed;
 pub mod gomoku;
 pub mod gpu;
 pub mod no3line;

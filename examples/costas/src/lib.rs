@@ -49,8 +49,9 @@ impl Partial for Arrays {
     }
 }
 
-/// Units the work list aims for: many more than threads, so the engine can balance.
-const TARGET_UNITS: usize = 1 << 15;
+/// Units the work list aims for: several times a big GPU's resident threads (≈ 270 k on an
+/// H100), so that every thread has work and the last units are short.
+const TARGET_UNITS: usize = 1 << 20;
 
 impl Costas {
     /// The prefix depth of the work list: the shallowest with at least [`TARGET_UNITS`]

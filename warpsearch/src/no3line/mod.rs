@@ -20,9 +20,10 @@
 
 use crate::backend::{Backend, cpu_pool};
 use crate::error::{Error, GpuError, Result};
+use crate::feed::{FedBuffers, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use kernels::no3line::cells::Cells;
 use kernels::no3line::pairs::PairLines;
 use kernels::no3line::propagate::{Propagating, Techniques, WORDS_PER_BOARD, expand};

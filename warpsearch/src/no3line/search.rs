@@ -76,12 +76,6 @@ pub(crate) fn search_cpu(
     nodes.into_iter().collect()
 }
 
-pub(crate) fn stack_full(boards: u32) -> Error {
-    Error::SearchLimit(format!(
-        "a subtree needed more than {boards} pending boards on its stack"
-    ))
-}
-
 /// The GPU kernel that searches `subtrees`, with its dynamic shared memory per block.
 pub(crate) fn kernel_for(subtrees: &Subtrees, n: u32) -> (&'static str, usize) {
     match subtrees {
@@ -90,6 +84,258 @@ pub(crate) fn kernel_for(subtrees: &Subtrees, n: u32) -> (&'static str, usize) {
             4 * slab_words(n) as usize * GPU_BLOCK as usize,
         ),
         Subtrees::Boards(..) => ("warpsearch_no3line_propagate", 0),
+    }
+}
+
+/// A subtree list on the GPU: prefixes (one word each) or start boards (three warp-wide words
+/// each, `starts[(3·i + k)·32 + lane]`).
+enum Items {
+    Prefixes(CudaSlice<u64>),
+    Boards(CudaSlice<u32>),
+}
+
+impl Items {
+    /// The device words of `subtrees[range]`, in the kernel's layout.
+    fn words(subtrees: &Subtrees, range: std::ops::Range<usize>) -> (Vec<u64>, Vec<u32>) {
+        match subtrees {
+            Subtrees::Prefixes(prefixes, _) => {
+                (prefixes[range].iter().map(|p| p.0).collect(), vec![])
+            }
+            Subtrees::Boards(starts, _) => (
+                vec![],
+                starts[range]
+                    .iter()
+                    .flat_map(|c| [c.points, c.empty, c.done])
+                    .flat_map(|w| w.to_array())
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Every subtree, copied to the GPU.
+    fn upload(device: &GpuDevice, subtrees: &Subtrees) -> Result<Items> {
+        let stream = device.stream();
+        let (prefixes, boards) = Items::words(subtrees, 0..subtrees.len());
+        let what = "copying subtrees to the GPU";
+        Ok(match subtrees {
+            Subtrees::Prefixes(..) => Items::Prefixes(step(what, stream.clone_htod(&prefixes))?),
+            Subtrees::Boards(..) => Items::Boards(step(what, stream.clone_htod(&boards))?),
+        })
+    }
+
+    /// Room for `capacity` subtrees of `subtrees`' kind, written later by [`Items::write`].
+    fn room(device: &GpuDevice, subtrees: &Subtrees, capacity: usize) -> Result<Items> {
+        let stream = device.stream();
+        let what = "allocating the subtree list";
+        Ok(match subtrees {
+            Subtrees::Prefixes(..) => Items::Prefixes(step(what, stream.alloc_zeros(capacity))?),
+            Subtrees::Boards(..) => Items::Boards(step(
+                what,
+                stream.alloc_zeros((WORDS_PER_BOARD * 32) as usize * capacity),
+            )?),
+        })
+    }
+
+    /// Writes `subtrees[range]` at position `at`, while a kernel may be running.
+    fn write(
+        &self,
+        device: &GpuDevice,
+        subtrees: &Subtrees,
+        range: std::ops::Range<usize>,
+        at: usize,
+    ) -> Result<()> {
+        let (prefixes, boards) = Items::words(subtrees, range);
+        match self {
+            Items::Prefixes(words) => device.poke(words, at, &prefixes)?,
+            Items::Boards(words) => {
+                device.poke(words, at * (WORDS_PER_BOARD * 32) as usize, &boards)?
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One launch's buffers besides its subtrees: line masks, per-subtree nodes, the boards found
+/// (and with a feed, each board's tag), the stacks of the propagating search, overflow flags.
+struct Launcher {
+    function: CudaFunction,
+    blocks: u32,
+    shared: usize,
+    n: u32,
+    count: u32,
+    capacity: u32,
+    lines: CudaSlice<u32>,
+    nodes: CudaSlice<u64>,
+    found: CudaSlice<u32>,
+    overflow: CudaSlice<u32>,
+    boards: CudaSlice<u32>,
+    tags: CudaSlice<u32>,
+    stacks: Option<CudaSlice<u32>>,
+}
+
+impl Launcher {
+    /// Buffers for a launch over `count` subtrees of `subtrees`' kind.
+    fn new(device: &GpuDevice, n: u32, subtrees: &Subtrees, count: usize) -> Result<Launcher> {
+        let stream = device.stream();
+        let (name, shared) = kernel_for(subtrees, n);
+        let function = device.function(name)?;
+        let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
+        let count =
+            u32::try_from(count).map_err(|_| GpuError::Unsupported(format!("{count} subtrees")))?;
+        // Room for every board when the count is known (twice over), else for 2²⁰ boards.
+        let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
+        let alloc = "allocating counters";
+        let lines = step(
+            "copying line masks to the GPU",
+            stream.clone_htod(&match subtrees {
+                Subtrees::Prefixes(..) => line_table(n),
+                Subtrees::Boards(..) => pair_table(n),
+            }),
+        )?;
+        let stacks = match subtrees {
+            Subtrees::Prefixes(..) => None,
+            Subtrees::Boards(..) => {
+                let warps = blocks as usize * GPU_BLOCK as usize / 32;
+                Some(step(
+                    "allocating the search stacks",
+                    stream.alloc_zeros::<u32>(
+                        warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize,
+                    ),
+                )?)
+            }
+        };
+        Ok(Launcher {
+            function,
+            blocks,
+            shared,
+            n,
+            count,
+            capacity,
+            lines,
+            nodes: step(alloc, stream.alloc_zeros::<u64>(count.max(1) as usize))?,
+            found: step(alloc, stream.alloc_zeros::<u32>(1))?,
+            overflow: step(alloc, stream.alloc_zeros::<u32>(1))?,
+            boards: step(
+                "allocating the board buffer",
+                stream.alloc_zeros::<u32>(32 * capacity as usize),
+            )?,
+            tags: step(alloc, stream.alloc_zeros::<u32>(capacity as usize))?,
+            stacks,
+        })
+    }
+
+    /// Warps of a launch: the most that are resident at once.
+    fn warps(&self) -> usize {
+        self.blocks as usize * GPU_BLOCK as usize / 32
+    }
+
+    /// Launches the kernel for `subtrees`' kind over `items`, with `control` (queue counter,
+    /// stop word) and, for a fed launch, its buffers.
+    fn launch(
+        &self,
+        device: &GpuDevice,
+        subtrees: &Subtrees,
+        items: &Items,
+        control: &CudaSlice<u32>,
+        fed: Option<&FedBuffers>,
+    ) -> Result<()> {
+        let stream = device.stream();
+        let null = 0u64;
+        let mut launch = stream.launch_builder(&self.function);
+        let n = self.n;
+        // The search's options, as the kernel takes them.
+        let code = match subtrees {
+            Subtrees::Prefixes(_, pruning) => pruning_code(*pruning),
+            Subtrees::Boards(_, techniques) => techniques.bits(),
+        };
+        match (subtrees, items) {
+            (Subtrees::Prefixes(..), Items::Prefixes(prefixes)) => {
+                launch
+                    .arg(&n)
+                    .arg(&code)
+                    .arg(&self.lines)
+                    .arg(prefixes)
+                    .arg(&self.count)
+                    .arg(control)
+                    .arg(&self.nodes)
+                    .arg(&self.found)
+                    .arg(&self.capacity)
+                    .arg(&self.boards);
+            }
+            (Subtrees::Boards(..), Items::Boards(starts)) => {
+                let Some(stacks) = &self.stacks else {
+                    return Err(Error::Verification(
+                        "a propagating launch without stacks".into(),
+                    ));
+                };
+                launch
+                    .arg(&n)
+                    .arg(&code)
+                    .arg(&self.lines)
+                    .arg(starts)
+                    .arg(&self.count)
+                    .arg(control)
+                    .arg(&self.nodes)
+                    .arg(&self.found)
+                    .arg(&self.capacity)
+                    .arg(&self.boards)
+                    .arg(stacks)
+                    .arg(&GPU_STACK_BOARDS)
+                    .arg(&self.overflow);
+            }
+            _ => {
+                return Err(Error::Verification(
+                    "subtrees and their items differ in kind".into(),
+                ));
+            }
+        }
+        match fed {
+            Some(fed) => launch
+                .arg(&fed.feed)
+                .arg(&fed.item_slots)
+                .arg(&fed.slot_counters)
+                .arg(&self.tags),
+            None => launch.arg(&null).arg(&null).arg(&null).arg(&null),
+        };
+        // SAFETY: arguments match `warpsearch_no3line` (prefixes) or
+        // `warpsearch_no3line_propagate` (boards, with a stack region of
+        // `3·32·GPU_STACK_BOARDS` words for every warp of the grid): the line or pair table of
+        // size n, room for `count` subtrees (all written before the launch, or before the
+        // feed counts them) and `count` node slots, zeroed counters, `32·capacity` board
+        // words and `capacity` tags, the fed launch's feed words and chunk counters or null
+        // pointers, the shared memory `kernel_for` gives, whole-warp blocks.
+        step("launching the no-three-in-line kernel", unsafe {
+            launch.launch(launch_config(self.blocks, GPU_BLOCK, self.shared))
+        })?;
+        Ok(())
+    }
+
+    /// The boards found so far (those the kernel has finished writing, when it may still
+    /// run: all boards of finished subtrees), with their tags; an error if a stack
+    /// overflowed or the board buffer was too small.
+    fn boards(&self, device: &GpuDevice) -> Result<(Vec<Configuration>, Vec<u32>)> {
+        let mut word = [0u32];
+        device.peek(&self.overflow, &mut word)?;
+        if word[0] != 0 {
+            return Err(stack_full(GPU_STACK_BOARDS));
+        }
+        device.peek(&self.found, &mut word)?;
+        let stored = word[0];
+        if stored > self.capacity {
+            return Err(Error::SearchLimit(format!(
+                "the GPU found {stored} boards, more than the {} expected at most",
+                self.capacity
+            )));
+        }
+        let mut words = vec![0u32; 32 * stored as usize];
+        let mut tags = vec![0u32; stored as usize];
+        device.peek(&self.boards, &mut words)?;
+        device.peek(&self.tags, &mut tags)?;
+        let boards = words
+            .chunks(32)
+            .map(|rows| rows[..self.n as usize].to_vec())
+            .collect();
+        Ok((boards, tags))
     }
 }
 
@@ -103,126 +349,86 @@ pub(crate) fn search_gpu(
     control: &RunControl,
 ) -> Result<Searched> {
     let stream = device.stream();
-    let (name, shared) = kernel_for(subtrees, n);
-    let function = device.function(name)?;
-    let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
-    let count = u32::try_from(subtrees.len())
-        .map_err(|_| GpuError::Unsupported(format!("{} subtrees", subtrees.len())))?;
-    // Room for every board when the count is known (twice over), else for 2²⁰ boards.
-    let capacity: u32 = known(n).map_or(1 << 20, |k| (2 * k.total()).max(1024) as u32);
-    let device_lines = step(
-        "copying line masks to the GPU",
-        stream.clone_htod(&match subtrees {
-            Subtrees::Prefixes(..) => line_table(n),
-            Subtrees::Boards(..) => pair_table(n),
-        }),
-    )?;
+    let launcher = Launcher::new(device, n, subtrees, subtrees.len())?;
+    let items = Items::upload(device, subtrees)?;
     let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
-    let nodes = step(
-        "allocating counters",
-        stream.alloc_zeros::<u64>(count as usize),
-    )?;
-    let found = step("allocating counters", stream.alloc_zeros::<u32>(1))?;
-    let overflow = step("allocating counters", stream.alloc_zeros::<u32>(1))?;
-    let boards = step(
-        "allocating the board buffer",
-        stream.alloc_zeros::<u32>(32 * capacity as usize),
-    )?;
-    let progress = control.progress_bar(count as u64, &format!("no3line {n} (GPU)"));
-    // Buffers the kernel reads stay alive (here) until it has finished.
-    let mut prefix_words = None;
-    let mut start_words = None;
-    let mut stack_words = None;
-    let launched = match subtrees {
-        Subtrees::Prefixes(prefixes, pruning) => {
-            let words: Vec<u64> = prefixes.iter().map(|p| p.0).collect();
-            let device_prefixes = prefix_words.insert(step(
-                "copying prefixes to the GPU",
-                stream.clone_htod(&words),
-            )?);
-            let pruning = pruning_code(*pruning);
-            let mut launch = stream.launch_builder(&function);
-            launch
-                .arg(&n)
-                .arg(&pruning)
-                .arg(&device_lines)
-                .arg(&*device_prefixes)
-                .arg(&count)
-                .arg(&control_words)
-                .arg(&nodes)
-                .arg(&found)
-                .arg(&capacity)
-                .arg(&boards);
-            // SAFETY: arguments match `warpsearch_no3line`: the line table of size n, `count`
-            // prefixes and node slots, zeroed control words and board counter, `32·capacity`
-            // board words, 8·n bytes of shared memory per thread, whole-warp blocks.
-            step("launching the no-three-in-line kernel", unsafe {
-                launch.launch(launch_config(blocks, GPU_BLOCK, shared))
-            })
-        }
-        Subtrees::Boards(starts, techniques) => {
-            let words: Vec<u32> = starts
-                .iter()
-                .flat_map(|c| [c.points, c.empty, c.done])
-                .flat_map(|w| w.to_array())
-                .collect();
-            let device_starts = start_words.insert(step(
-                "copying start boards to the GPU",
-                stream.clone_htod(&words),
-            )?);
-            let warps = blocks as usize * GPU_BLOCK as usize / 32;
-            let stacks = stack_words.insert(step(
-                "allocating the search stacks",
-                stream
-                    .alloc_zeros::<u32>(warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize),
-            )?);
-            let bits = techniques.bits();
-            let mut launch = stream.launch_builder(&function);
-            launch
-                .arg(&n)
-                .arg(&bits)
-                .arg(&device_lines)
-                .arg(&*device_starts)
-                .arg(&count)
-                .arg(&control_words)
-                .arg(&nodes)
-                .arg(&found)
-                .arg(&capacity)
-                .arg(&boards)
-                .arg(&*stacks)
-                .arg(&GPU_STACK_BOARDS)
-                .arg(&overflow);
-            // SAFETY: arguments match `warpsearch_no3line_propagate`: the pair table of size n,
-            // `3·32·count` start words and `count` node slots, zeroed counters, `32·capacity`
-            // board words, a stack region of `3·32·GPU_STACK_BOARDS` words for every warp of
-            // the grid, whole-warp blocks, no shared memory.
-            step("launching the no-three-in-line kernel", unsafe {
-                launch.launch(launch_config(blocks, GPU_BLOCK, 0))
-            })
-        }
-    };
-    launched?;
-    let watched = device.watch(&control_words, count as u64, &progress, control);
+    device.synchronize()?;
+    let progress = control.progress_bar(subtrees.len() as u64, &format!("no3line {n} (GPU)"));
+    launcher.launch(device, subtrees, &items, &control_words, None)?;
+    let watched = device.watch(&control_words, subtrees.len() as u64, &progress, control);
     progress.finish();
     watched?;
-    if step("reading the overflow flag", stream.clone_dtoh(&overflow))?[0] != 0 {
-        return Err(stack_full(GPU_STACK_BOARDS));
-    }
-    let stored = step("reading the board count", stream.clone_dtoh(&found))?[0];
-    if stored > capacity {
-        return Err(Error::SearchLimit(format!(
-            "the GPU found {stored} boards, more than the {capacity} expected at most"
-        )));
-    }
-    let nodes = step("reading the node counts", stream.clone_dtoh(&nodes))?;
-    let words = step(
-        "reading the boards",
-        stream.clone_dtoh(&boards.slice(..32 * stored as usize)),
+    device.synchronize()?;
+    let (boards, _) = launcher.boards(device)?;
+    let nodes = step(
+        "reading the node counts",
+        stream.clone_dtoh(&launcher.nodes),
     )?;
     device.synchronize()?;
-    let boards = words
-        .chunks(32)
-        .map(|rows| rows[..n as usize].to_vec())
-        .collect();
-    Ok(Searched { nodes, boards })
+    Ok(Searched {
+        nodes: nodes[..subtrees.len()].to_vec(),
+        boards,
+    })
+}
+
+/// Searches the chunks `source` hands this GPU (chunks of `partition` over the work list
+/// `subtrees`) in one launch that lasts the whole run ([`crate::feed`]): the host writes a
+/// chunk's subtrees into the kernel's list while it runs, keeping about half a subtree per
+/// resident warp ahead of what the warps have claimed, and each chunk is reported — its nodes
+/// and the boards found below it (tagged by subtree) — the moment its last subtree is done.
+pub(crate) fn search_gpu_fed(
+    device: &GpuDevice,
+    n: u32,
+    subtrees: &Subtrees,
+    partition: &crate::shard::Partition,
+    source: &crate::shard::ChunkSource,
+    control: &RunControl,
+    report: &dyn Fn(u32, u64, Vec<Configuration>) -> Result<()>,
+) -> Result<()> {
+    let capacity = subtrees.len();
+    let launcher = Launcher::new(device, n, subtrees, capacity)?;
+    let items = Items::room(device, subtrees, capacity)?;
+    // Per chunk: nodes, subtrees left.
+    let buffers = FedBuffers::new(device, capacity, partition, 1)?;
+    let warps = launcher.warps();
+    let write = |range: std::ops::Range<usize>, at: usize| items.write(device, subtrees, range, at);
+    let launch = || launcher.launch(device, subtrees, &items, &buffers.control, Some(&buffers));
+    let mut finished = |chunks: &[Finished]| -> Result<()> {
+        // A chunk's boards are all written before its last subtree is counted done.
+        let (boards, tags) = launcher.boards(device)?;
+        for chunk in chunks {
+            let mine = boards
+                .iter()
+                .zip(&tags)
+                .filter(|&(_, &tag)| tag != 0 && chunk.items.contains(&(tag as usize - 1)))
+                .map(|(board, _)| board.clone())
+                .collect();
+            report(chunk.chunk, chunk.counts[0], mine)?;
+        }
+        Ok(())
+    };
+    let pace = Pace {
+        first: warps,
+        low: warps / 2,
+        top_up: warps / 2,
+    };
+    run_fed(
+        device,
+        partition,
+        source,
+        &buffers,
+        pace,
+        &write,
+        &launch,
+        &mut finished,
+        control,
+    )?;
+    // A subtree abandoned on a full stack after its chunk's last look is still an error.
+    launcher.boards(device).map(|_| ())
+}
+
+pub(crate) fn stack_full(boards: u32) -> Error {
+    Error::SearchLimit(format!(
+        "a subtree needed more than {boards} pending boards on its stack"
+    ))
 }

@@ -56,8 +56,8 @@ pub(crate) const SHARDED_TARGET: u64 = 1 << 16;
 pub(crate) const SHARDED_CHUNKS: usize = 256;
 
 /// Searches shard `shard` of the size-`n` search on `backend`, resuming from and saving to
-/// `checkpoint` when given (the CPU saves chunk by chunk; a GPU launch takes the shard's
-/// chunks at once and saves them when it ends). The counts add up with the other shards' in
+/// `checkpoint` when given (chunk by chunk, on the CPU and on GPUs alike). The counts add up
+/// with the other shards' in
 /// [`crate::shard::merge`].
 pub fn enumerate_shard(
     n: u32,
@@ -90,7 +90,7 @@ pub(crate) fn work_list(n: u32, target: u64, engine: Engine) -> (Split, crate::s
 }
 
 /// Searches the chunks of `shard` of `whole` (grouped by `partition`) on `backend`'s workers
-/// (the CPU pool a chunk at a time, or every GPU taking batches of chunks), streaming every
+/// (the CPU pool a chunk at a time, or every GPU in one fed launch), streaming every
 /// configuration found to `found`. The host's own nodes and finds go with chunk 0.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search_chunks(
@@ -117,21 +117,22 @@ pub(crate) fn search_chunks(
             nodes: whole.nodes,
         }
     };
-    // A batch of one of several GPUs holds at least half the subtrees a one-GPU run splits into.
-    let min_units = match backend {
-        Backend::Gpu(_) => subtree_target(n, backend, engine())? / 2,
-        Backend::Cpu(_) => 0,
-    };
-    let workers = crate::shard::Workers::of(backend, min_units, true);
-    let run_batch = |worker: usize,
-                     chunks: &[u32],
-                     control: &RunControl,
-                     report: &dyn Fn(u32, Partial) -> Result<()>|
+    // The CPU pool takes a chunk at a time; every GPU runs one launch for the whole run, fed
+    // chunk by chunk ([`crate::feed`]).
+    let workers = crate::shard::Workers::of(backend, 0, false);
+    let run_worker = |worker: usize,
+                      source: &crate::shard::ChunkSource,
+                      control: &RunControl,
+                      report: &dyn Fn(u32, Partial) -> Result<()>|
      -> Result<()> {
         let quiet = control.clone().with_progress(false);
         match backend {
-            Backend::Cpu(pool) => {
-                for &chunk in chunks {
+            Backend::Cpu(pool) => loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                for &chunk in &chunks {
                     let subtrees = whole.subtrees.select(partition.chunk_range(chunk));
                     let tally = Mutex::new(Tally::default());
                     let record = |rows: &[u32]| {
@@ -154,53 +155,34 @@ pub(crate) fn search_chunks(
                     );
                     report(chunk, part)?;
                 }
-                Ok(())
-            }
+            },
             Backend::Gpu(gpus) => {
-                // One launch for the batch: the node counts are per subtree, the boards are
-                // not, so the chunks are reported together when it ends.
-                let device = &gpus.lanes()[worker];
-                let ranges: Vec<_> = chunks.iter().map(|&c| partition.chunk_range(c)).collect();
-                let subtrees = whole.subtrees.select(ranges.iter().flat_map(|r| r.clone()));
-                let searched = search_gpu(device, n, &subtrees, &quiet)
-                    .map_err(|e| crate::shard::on_device(gpus, device, e))?;
-                let mut tally = Tally::default();
-                searched
-                    .boards
-                    .iter()
-                    .for_each(|rows| tally.record(rows, &found));
-                let mut offset = 0;
-                for (&chunk, range) in chunks.iter().zip(&ranges) {
+                let device = &gpus.all()[worker];
+                let report_chunk = |chunk: u32, nodes: u64, boards: Vec<Configuration>| {
+                    let mut tally = Tally::default();
+                    boards.iter().for_each(|rows| tally.record(rows, &found));
                     let mut part = extra(chunk);
-                    part.nodes += searched.nodes[offset..offset + range.len()]
-                        .iter()
-                        .sum::<u64>();
-                    offset += range.len();
-                    if chunk == chunks[0] {
-                        // The boards of the launch go with its first chunk.
-                        crate::shard::Partial::add(
-                            &mut part,
-                            &Partial {
-                                classes: tally.0,
-                                nodes: 0,
-                            },
-                        );
-                    }
-                    report(chunk, part)?;
-                }
-                Ok(())
+                    crate::shard::Partial::add(
+                        &mut part,
+                        &Partial {
+                            classes: tally.0,
+                            nodes,
+                        },
+                    );
+                    report(chunk, part)
+                };
+                search_gpu_fed(
+                    device,
+                    n,
+                    &whole.subtrees,
+                    partition,
+                    source,
+                    &quiet,
+                    &report_chunk,
+                )
+                .map_err(|e| crate::shard::on_device(gpus, device, e))
             }
         }
-    };
-    let run_worker = |worker: usize,
-                      source: &crate::shard::ChunkSource,
-                      control: &RunControl,
-                      report: &dyn Fn(u32, Partial) -> Result<()>| loop {
-        let chunks = source.batch()?;
-        if chunks.is_empty() {
-            return Ok(());
-        }
-        run_batch(worker, &chunks, control, report)?;
     };
     crate::shard::run_chunks(partition, shard, checkpoint, control, &workers, run_worker)
 }

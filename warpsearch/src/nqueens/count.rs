@@ -3,6 +3,7 @@
 use super::{Counts, known, reference, validate};
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
+use crate::feed::{FedBuffers, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use crate::shard::{CheckpointFile, ChunkSource, DeviceShare, Partition, Shard, ShardResult};
@@ -509,14 +510,12 @@ struct Slots<'a> {
     report: &'a mut dyn FnMut(usize, Found) -> Result<()>,
 }
 
-/// Runs the chunks `source` hands this GPU in one launch that lasts the whole run: the host
-/// writes a chunk's jobs into the kernel's job list while it runs (with each job's slot = its
-/// chunk, and the chunk's count of jobs left), then raises the kernel's supplied count
-/// ([`kernels::atomic::Feed`]). It keeps about two jobs per resident lane supplied ahead of
-/// what the kernel has claimed, so the GPU never waits and takes more chunks exactly as fast
-/// as it finishes them, and closes the feed when `source` is empty. Each chunk is reported the
-/// moment its last job is done. The kernel's own work queue gives every lane a new job as soon
-/// as its last one ends, so the GPU's only tail is the run's last jobs.
+/// Runs the chunks `source` hands this GPU in one launch that lasts the whole run
+/// ([`crate::feed`]): the host writes a chunk's jobs into the kernel's job list while it runs,
+/// keeping about two jobs per resident lane supplied ahead of what the kernel has claimed, so
+/// the GPU never waits and takes more chunks exactly as fast as it finishes them. Each chunk
+/// is reported the moment its last job is done. The kernel's own work queue gives every lane
+/// a new job as soon as its last one ends, so the GPU's only tail is the run's last jobs.
 #[allow(clippy::too_many_arguments)]
 fn run_gpu_fed(
     device: &GpuDevice,
@@ -540,155 +539,65 @@ fn run_gpu_fed(
     let steps = tuning("WARPSEARCH_STEPS_PER_POLL", CONSTELLATION_STEPS_PER_POLL);
     let alloc = "allocating the job list";
     let device_jobs = step(alloc, stream.alloc_zeros::<u64>(capacity * Job::WORDS))?;
-    let device_slots = step(alloc, stream.alloc_zeros::<u32>(capacity))?;
-    let slot_counters = step(
-        alloc,
-        stream.alloc_zeros::<u64>(3 * partition.chunks as usize),
-    )?;
-    let feed = step(alloc, stream.alloc_zeros::<u32>(2))?;
-    let words_control = step(alloc, stream.alloc_zeros::<u32>(2))?;
     let tallies = step(alloc, stream.alloc_zeros::<u64>(2))?;
-    device.synchronize()?;
-
-    // What this GPU was given: chunks in order, jobs written, whether the feed is closed.
-    let mut given: Vec<u32> = Vec::new();
-    let mut reported: Vec<bool> = Vec::new();
-    let mut supplied = 0usize;
-    let mut closed = false;
-    // Supplies chunks until at least `want` more jobs are written or none is left (then
-    // closes the feed).
-    let supply = |want: usize,
-                  given: &mut Vec<u32>,
-                  reported: &mut Vec<bool>,
-                  supplied: &mut usize,
-                  closed: &mut bool|
-     -> Result<()> {
-        let start = *supplied;
-        while *supplied - start < want {
-            let chunks = source.take(1)?;
-            let Some(&chunk) = chunks.first() else {
-                // The jobs written so far first, then the close: a lane that sees the feed
-                // closed must see the final count.
-                device.poke(&feed, 0, &[*supplied as u32])?;
-                device.poke(&feed, 1, &[1])?;
-                *closed = true;
-                return Ok(());
+    // Per chunk: solutions, nodes, jobs left.
+    let buffers = FedBuffers::new(device, capacity, partition, 2)?;
+    let write = |range: std::ops::Range<usize>, at: usize| -> Result<()> {
+        let words: Vec<u64> = jobs[range].iter().flat_map(|job| job.to_words()).collect();
+        Ok(device.poke(&device_jobs, at * Job::WORDS, &words)?)
+    };
+    let launch = || -> Result<()> {
+        let next = buffers.control.slice(0..1);
+        let cancel = buffers.control.slice(1..2);
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(&n)
+            .arg(&device_jobs)
+            .arg(&count)
+            .arg(&levels)
+            .arg(&steps)
+            .arg(&next)
+            .arg(&cancel)
+            .arg(&tallies)
+            .arg(&buffers.item_slots)
+            .arg(&buffers.slot_counters)
+            .arg(&buffers.feed);
+        // SAFETY: arguments match `warpsearch_nqueens_constellation`: room for `count` jobs of
+        // 5 words with at most `levels` rows to fill (written before the feed's count covers
+        // them), zeroed counter, stop word and tallies, a slot per job below
+        // `partition.chunks` and three counters per chunk, the two zeroed feed words,
+        // `levels × 768` bytes of shared memory per warp, whole-warp blocks.
+        step("launching the N-Queens constellation kernel", unsafe {
+            launch.launch(launch_config(blocks, block, shared))
+        })?;
+        Ok(())
+    };
+    let mut finished = |chunks: &[Finished]| -> Result<()> {
+        for chunk in chunks {
+            let found = Found {
+                solutions: chunk.counts[0],
+                nodes: chunk.counts[1],
             };
-            let range = partition.chunk_range(chunk);
-            let words: Vec<u64> = jobs[range.clone()]
-                .iter()
-                .flat_map(|job| job.to_words())
-                .collect();
-            device.poke(&device_jobs, *supplied * Job::WORDS, &words)?;
-            device.poke(&device_slots, *supplied, &vec![chunk; range.len()])?;
-            device.poke(
-                &slot_counters,
-                3 * chunk as usize + 2,
-                &[range.len() as u64],
-            )?;
-            *supplied += range.len();
-            given.push(chunk);
-            reported.push(false);
-            if range.is_empty() {
-                // No job will ever finish it: report it now.
-                if let Some(last) = reported.last_mut() {
-                    *last = true;
-                }
-                report(chunk, Found::default())?;
-            }
-        }
-        device.poke(&feed, 0, &[*supplied as u32])?;
-        Ok(())
-    };
-    supply(
-        4 * lanes,
-        &mut given,
-        &mut reported,
-        &mut supplied,
-        &mut closed,
-    )?;
-
-    let config = launch_config(blocks, block, shared);
-    let next = words_control.slice(0..1);
-    let cancel = words_control.slice(1..2);
-    let mut launch = stream.launch_builder(&function);
-    launch
-        .arg(&n)
-        .arg(&device_jobs)
-        .arg(&count)
-        .arg(&levels)
-        .arg(&steps)
-        .arg(&next)
-        .arg(&cancel)
-        .arg(&tallies)
-        .arg(&device_slots)
-        .arg(&slot_counters)
-        .arg(&feed);
-    // SAFETY: arguments match `warpsearch_nqueens_constellation`: room for `count` jobs of 5
-    // words with at most `levels` rows to fill (written before the feed's count covers them),
-    // zeroed counter, stop word and tallies, a slot per job below `partition.chunks` and three
-    // counters per chunk, the two zeroed feed words, `levels × 768` bytes of shared memory per
-    // warp, whole-warp blocks.
-    step("launching the N-Queens constellation kernel", unsafe {
-        launch.launch(config)
-    })?;
-    let finished = step("recording an event", stream.record_event(None))?;
-    let mut counters = vec![0u64; 3 * partition.chunks as usize];
-    let mut claimed = [0u32];
-    let mut stopping = false;
-    let look = |given: &[u32], reported: &mut [bool], counters: &mut Vec<u64>| -> Result<()> {
-        device.peek(&slot_counters, counters)?;
-        for (slot, &chunk) in given.iter().enumerate() {
-            let c = 3 * chunk as usize;
-            if !reported[slot] && counters[c + 2] == 0 {
-                reported[slot] = true;
-                report(
-                    chunk,
-                    Found {
-                        solutions: counters[c],
-                        nodes: counters[c + 1],
-                    },
-                )?;
-            }
+            report(chunk.chunk, found)?;
         }
         Ok(())
     };
-    let outcome = (|| -> Result<()> {
-        while !step("waiting for the GPU", finished.try_is_complete())? {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            if control.cancelled() && !stopping {
-                stopping = true;
-                device.poke(&words_control, 1, &[1])?;
-            }
-            if !closed && !stopping {
-                device.peek(&words_control, &mut claimed)?;
-                let ahead = supplied.saturating_sub(claimed[0] as usize);
-                if ahead < 2 * lanes {
-                    supply(lanes, &mut given, &mut reported, &mut supplied, &mut closed)?;
-                }
-            }
-            look(&given, &mut reported, &mut counters)?;
-        }
-        Ok(())
-    })();
-    if outcome.is_err() && !stopping {
-        // Stop the kernel before leaving: its buffers are freed on return.
-        let _ = device.poke(&words_control, 1, &[1]);
-    }
-    step("waiting for the GPU", stream.synchronize())?;
-    outcome?;
-    // The chunks finished since the last look, also when the run was stopped.
-    look(&given, &mut reported, &mut counters)?;
-    if stopping || control.cancelled() {
-        return Err(Error::Interrupted);
-    }
-    match reported.iter().position(|done| !done) {
-        Some(slot) => Err(Error::Verification(format!(
-            "chunk {} was not finished when the GPU's launch ended",
-            given[slot]
-        ))),
-        None => Ok(()),
-    }
+    let pace = Pace {
+        first: 4 * lanes,
+        low: 2 * lanes,
+        top_up: lanes,
+    };
+    run_fed(
+        device,
+        partition,
+        source,
+        &buffers,
+        pace,
+        &write,
+        &launch,
+        &mut finished,
+        control,
+    )
 }
 
 /// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
