@@ -12,7 +12,7 @@
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
 #   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
-#   costas           the examples/costas binary, orders 10.. until one takes COSTAS_LIMIT s
+#   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -105,7 +105,7 @@ profile-no3line)
     profile warpsearch_no3line_propagate $B no3line 12 --backend gpu --devices 0
     ;;
 costas)
-    for n in $(seq 10 29); do
+    for n in $(seq 1 29); do
         run "costas $n" "${COSTAS_LIMIT:-120}" carry/costas "$n" --backend gpu || break
     done
     ;;

@@ -25,6 +25,17 @@
 //! unit's result, and stops taking units once `cancel` is set. `examples/costas/` is a whole
 //! search written this way, and `docs/tutorial-costas.md` builds it step by step.
 //!
+//! ## Two levels
+//!
+//! [`run`] is the engine for a search that fits the calling convention above. Under it is
+//! [`run_chunks`]: the work list's [`Partition`] into chunks, the ledger of finished chunks
+//! (checkpoints, shards, result files), one worker per GPU (or the CPU pool) taking chunks
+//! from a [`ChunkSource`] as fast as it finishes them, progress, Ctrl-C and the first error
+//! stopping the others. A search that drives its own launches runs on that level: the
+//! built-in N-Queens count (constellation jobs fed into one launch per GPU while it runs) and
+//! no-three-in-line (warp-per-board subtrees whose boards are tagged by chunk) both do, so
+//! every search gets the same shards, checkpoints and multi-GPU hand-out.
+//!
 //! ```
 //! use warpsearch::engine::{self, Kernel, Search};
 //! use warpsearch::shard::{Partial, Shard};
@@ -66,13 +77,11 @@ use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use crate::shard::{
-    CheckpointFile, ChunkSource, Partition, Shard, ShardResult, Workers, run_chunks,
-};
+use crate::shard::{CheckpointFile, Shard, ShardResult};
 use cudarc::driver::PushKernelArg;
 use rayon::prelude::*;
 
-pub use crate::shard::Partial;
+pub use crate::shard::{ChunkSource, Partial, Partition, Workers, run_chunks};
 
 /// A search's GPU kernel: the PTX module it is in (usually embedded with
 /// `include_str!(concat!(env!("OUT_DIR"), "/….ptx"))` from a build script that uses

@@ -14,7 +14,7 @@
 //!
 //! The board keeps one code per line — 15 rows, 15 columns, 29 diagonals, 29 anti-diagonals —
 //! updated by `make`/`unmake` with four additions. `threats` reads one table entry per line
-//! that holds a stone and collects the set bits. Definitions: [`line`]. Encoding: [`table`].
+//! that holds a stone and collects the set bits. Definitions: [`line`](mod@line). Encoding: [`table`].
 
 pub mod cache;
 pub mod line;

@@ -24,7 +24,7 @@ pub use find::{
     BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts,
     random_dfs_batch, verify,
 };
-pub use reference::count_by_brute_force;
+pub use reference::{MAX_BRUTE_FORCE_N, count_by_brute_force};
 
 use crate::backend;
 use crate::error::{Error, Result};
