@@ -6,7 +6,7 @@
 # Suites:
 #   verify           selftest, random-dfs table, one random-dfs solution on the GPU
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
-#   no3line          CPU/GPU cross-checks n=10..12, bench n=2..13, the technique table at
+#   no3line          CPU/GPU cross-checks n=10..12 and a sample of n=17, bench n=2..13, the technique table at
 #                    n=13, n=14 (N14_LIMIT s)
 #   scale            every count on all GPUs and on GPU 0 (NO3="13 14", NQ="20 21 22"),
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
@@ -59,6 +59,8 @@ nqueens)
     ;;
 no3line)
     for n in 10 11 12; do timeout 90 $B no3line $n --cross-check; echo "rc=$?"; done
+    echo "== n = 17, a sample of subtrees on the CPU and the GPU"
+    timeout 300 $B no3line 17 --cross-check=1/20000; echo "rc=$?"
     echo "== bench no3line n=2..13 (median of 3)"; timeout 200 $B bench no3line --from 2 --to 13 --repeat 3 --backend gpu
     echo "== technique table, n=13"
     run "all on" 60 $B no3line 13 --backend gpu

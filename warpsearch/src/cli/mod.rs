@@ -79,8 +79,8 @@ The search uses the 8 symmetries of the board, so it visits about an eighth of t
         long_about = "Count every configuration of 2n points on the n×n grid with no three points on any line \
 (any slope): in total, up to the 8 symmetries of the square, and by symmetry class — iden (no symmetry), \
 dia1 (one diagonal), ort1 (one mid-line), rot2 (180°), dia2 (both diagonals), rot4 (90°), ort2 (both \
-mid-lines), full (all 8). Checked against the known values for n = 2..16.\n\n\
-The search is depth-first over partial boards (known points, known-empty cells), one warp per board on the GPU and the same code on every CPU core: lines through every pair of points are marked empty, rows and columns with two points (or two cells left) are completed, to a fixpoint; it branches on the vulnerable cell nearest the centre, else on the row with the fewest options, and drops boards none of whose completions is its orbit's representative. n = 2..16; on an H100, n = 13 takes ≈ 2.5 s, n = 14 ≈ 22 s, n = 15 ≈ 280 s (docs/no3line.md).
+mid-lines), full (all 8). Checked against the known values for n = 2..20 (Flammenkamp's table).\n\n\
+The search is depth-first over partial boards (known points, known-empty cells), one warp per board on the GPU and the same code on every CPU core: lines through every pair of points are marked empty, rows and columns with two points (or two cells left) are completed, to a fixpoint; it branches on the vulnerable cell nearest the centre, else on the row with the fewest options, and drops boards none of whose completions is its orbit's representative. n = 2..32; on an H100, n = 13 takes ≈ 2.5 s, n = 14 ≈ 22 s, n = 15 ≈ 280 s; sizes past 16 are runs for several GPUs or a cluster (--shard, --checkpoint; docs/no3line.md).
 
 For the technique table: WARPSEARCH_NO3LINE_PRUNING=off (no symmetry pruning), WARPSEARCH_NO3LINE_BRANCHING=rows (no vulnerable cells), WARPSEARCH_NO3LINE_ENGINE=rows (the first, row-by-row search).",
         after_help = "--out format: one orbit per line, its lexicographically smallest image (rows compared in order \
@@ -130,7 +130,7 @@ struct InfoArgs {
 
 #[derive(Args)]
 struct No3lineArgs {
-    /// Grid size (2..=16).
+    /// Grid size (2..=32; known values to compare up to 20).
     #[arg(value_name = "N")]
     n: u32,
     /// Write one canonical representative per orbit to FILE (format in --help).
@@ -140,9 +140,12 @@ struct No3lineArgs {
     #[arg(long, value_name = "DIR")]
     svg: Option<std::path::PathBuf>,
     /// Run the same subtrees on the CPU and the GPU and compare them one by one (nodes
-    /// searched below each, boards found); exit 1 on any difference. Needs a GPU.
-    #[arg(long, conflicts_with_all = ["out", "svg"])]
-    cross_check: bool,
+    /// searched below each, boards found); exit 1 on any difference. Needs a GPU. With K/M,
+    /// only every M-th subtree from the K-th: a sample of a tree too big for the CPU (e.g.
+    /// `no3line 17 --cross-check=1/2000`).
+    #[arg(long, value_name = "K/M", num_args = 0..=1, require_equals = true,
+          default_missing_value = "1/1", conflicts_with_all = ["out", "svg"])]
+    cross_check: Option<String>,
     #[command(flatten)]
     split: SplitArgs,
     #[command(flatten)]

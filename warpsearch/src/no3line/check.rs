@@ -7,8 +7,10 @@ use super::*;
 pub struct CrossCheck {
     /// Board size.
     pub n: u32,
-    /// Subtrees (prefixes) searched by both backends.
+    /// Subtrees (prefixes or start boards) searched by both backends.
     pub subtrees: usize,
+    /// Which part of the split they were (every `of`-th from the `index`-th; 1/1: all).
+    pub part: Part,
     /// Nodes searched below them (equal on both).
     pub nodes: u64,
     /// Complete boards found (the same set on both).
@@ -19,13 +21,21 @@ pub struct CrossCheck {
 /// placed below every prefix, and the set of boards found. Any difference is an
 /// [`Error::Verification`] naming the first differing subtree.
 pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
+    cross_check_part(n, options, Part::WHOLE)
+}
+
+/// [`cross_check`] on part `part` of the subtrees (every `part.of`-th, from the
+/// `part.index`-th): for sizes whose whole tree the CPU cannot search, e.g. `n = 17` with
+/// `1/2000`.
+pub fn cross_check_part(n: u32, options: &Options, part: Part) -> Result<CrossCheck> {
     validate(n)?;
+    Part::new(part.index, part.of)?;
     let gpus = crate::gpu::Gpus::open(&options.devices.first_only())?;
     let pool = cpu_pool(options.threads)?;
     let engine = engine();
     let target = subtree_target(n, &Backend::Gpu(gpus.clone()), engine)?;
     let split = split_search(n, target, engine);
-    let subtrees = split.subtrees;
+    let subtrees = split.subtrees.part(part);
     let on_gpu = search_gpu(gpus.first(), n, &subtrees, &options.control)?;
     let on_cpu_boards = Mutex::new(Vec::new());
     let on_cpu_nodes = search_cpu(&pool, n, &subtrees, &options.control, &|rows| {
@@ -34,6 +44,7 @@ pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
         }
     })?;
     if let Some(i) = (0..subtrees.len()).find(|&i| on_cpu_nodes[i] != on_gpu.nodes[i]) {
+        let i = part.index as usize - 1 + i * part.of as usize;
         return Err(Error::Verification(format!(
             "subtree {i}: {} nodes on the CPU, {} on the GPU",
             on_cpu_nodes[i], on_gpu.nodes[i]
@@ -55,6 +66,7 @@ pub fn cross_check(n: u32, options: &Options) -> Result<CrossCheck> {
     Ok(CrossCheck {
         n,
         subtrees: subtrees.len(),
+        part,
         nodes: on_cpu_nodes.iter().sum(),
         boards: cpu_boards.len(),
     })

@@ -34,7 +34,7 @@ pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<
     use warpsearch::no3line;
     no3line::validate(args.n)?;
     if args.split.wanted() {
-        if args.out.is_some() || args.svg.is_some() || args.cross_check {
+        if args.out.is_some() || args.svg.is_some() || args.cross_check.is_some() {
             return Err(Error::InvalidArgument(
                 "--shard/--result/--checkpoint count classes only; they do not combine with --out, --svg or --cross-check".into(),
             ));
@@ -56,21 +56,27 @@ pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<
         std::fs::write(&probe, b"").map_err(io(dir))?;
         std::fs::remove_file(&probe).map_err(io(dir))?;
     }
-    if args.cross_check {
+    if let Some(part) = &args.cross_check {
+        let part = no3line::Part::parse(part)?;
         let options = no3line::Options {
             backend: BackendChoice::Gpu,
             threads: args.common.threads,
             devices: args.common.devices.first_only(),
             control: control(&args.common, cancel),
         };
-        let checked = no3line::cross_check(args.n, &options)?;
+        let checked = no3line::cross_check_part(args.n, &options, part)?;
         if args.common.json {
             let value =
                 serde_json::to_value(&checked).map_err(|e| Error::Verification(e.to_string()))?;
             out!("{value}");
         } else {
+            let which = if checked.part == no3line::Part::WHOLE {
+                "all".to_string()
+            } else {
+                format!("part {}/{}:", checked.part.index, checked.part.of)
+            };
             out!(
-                "no-three-in-line n={}: CPU and GPU agree on all {} subtrees ({} nodes, {} boards)",
+                "no-three-in-line n={}: CPU and GPU agree on {which} {} subtrees ({} nodes, {} boards)",
                 checked.n,
                 group(checked.subtrees as u64),
                 group(checked.nodes),
