@@ -8,6 +8,9 @@
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
 #   no3line          CPU/GPU cross-checks n=10..12 and a sample of n=17, bench n=2..13, the technique table at
 #                    n=13, n=14 (N14_LIMIT s)
+#   handoff          no3line with and without work sharing between warps (n=13, 14, REPS times each,
+#                    SHARING="on off"; then n=15 with it, unless N15=0), after CPU/GPU cross-checks
+#                    and a checkpointed one-GPU run
 #   scale            every count on all GPUs and on GPU 0 (NO3="13 14", NQ="20 21 22"),
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
 #   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
@@ -68,6 +71,21 @@ no3line)
     run "no symmetry" 120 env WARPSEARCH_NO3LINE_PRUNING=off $B no3line 13 --backend gpu
     run "row search" 60 env WARPSEARCH_NO3LINE_ENGINE=rows $B no3line 13 --backend gpu
     run "no3line 14" "${N14_LIMIT:-200}" $B no3line 14 --backend gpu
+    ;;
+handoff)
+    for n in 10 11 12; do timeout 90 $B no3line $n --cross-check; echo "rc=$?"; done
+    rm -f /tmp/one.ck
+    run "no3line 13, checkpoint" 120 $B no3line 13 --backend gpu --checkpoint /tmp/one.ck || exit 1
+    $B no3line 12 --backend gpu > /dev/null   # warm-up
+    for n in 13 14; do
+        for sharing in ${SHARING:-on off}; do
+            for k in $(seq "${REPS:-2}"); do
+                run "no3line $n, sharing $sharing" 120 env WARPSEARCH_NO3LINE_HANDOFF=$sharing \
+                    $B no3line $n --backend gpu || exit 1
+            done
+        done
+    done
+    [[ ${N15:-1} == 0 ]] || run "no3line 15, sharing on" 400 $B no3line 15 --backend gpu
     ;;
 scale)
     $B nqueens 16 --backend gpu --devices all > /dev/null   # warm-up

@@ -176,6 +176,18 @@ impl SlotCounters {
         core::sync::atomic::fence(Ordering::SeqCst);
         counter(C).fetch_sub(1, Ordering::Relaxed);
     }
+
+    /// Counts one more piece of `item` to [`finish`](Self::finish) before its slot is done
+    /// (work sharing splits an item between warps; each piece finishes with its own counts).
+    /// Must happen while another piece of the item is unfinished, so that the slot cannot
+    /// reach zero in between.
+    #[inline(always)]
+    pub fn add_piece<const C: usize>(&self, item: u32) {
+        // SAFETY: as in `finish`.
+        let slot = unsafe { core::ptr::read_volatile(self.item_slots.add(item as usize)) } as usize;
+        // SAFETY: the slot's items-left word, as in `finish`.
+        unsafe { &*self.counters.add((C + 1) * slot + C) }.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// Adds a warp's 64-bit values to a global total with one atomic (a butterfly sum first).

@@ -6,9 +6,10 @@
 
 use crate::atomic::{Feed, NO_INDEX, SlotCounters, Supply, WorkQueue, add_warp_total};
 use crate::bits::popc;
+use crate::handoff::Handoff;
 use crate::no3line::cells::Cells;
 use crate::no3line::pairs::PairLines;
-use crate::no3line::propagate::{Propagating, Techniques, WORDS_PER_BOARD};
+use crate::no3line::propagate::{Propagating, Share, Techniques, WORDS_PER_BOARD};
 use crate::no3line::{DepthFirst, LineTable, Prefix, Pruning};
 use crate::nqueens::constellation::{Counter, Job};
 use crate::nqueens::{Search, Subproblem, random_dfs};
@@ -297,7 +298,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
 /// atomic on `control[0]` each) until they run out or the host sets the stop word
 /// `control[1]`; complete boards take the next slot of `found` and are written, row `r` by
 /// lane `r`, to `boards[slot·32 ..]` while the slot is below `capacity` (the host sees an
-/// overflow as `found > capacity`); the nodes below subtree `i` go to `nodes[i]`.
+/// overflow as `found > capacity`); the nodes below subtree `i` are added to `nodes[i]` (by
+/// every warp that searched a piece of it).
 ///
 /// A fed launch (one per GPU for a whole multi-GPU run) adds the [`Feed`] the subtrees come
 /// through, [`SlotCounters`] (nodes, subtrees left) per chunk of the work list, and a tag per
@@ -312,7 +314,7 @@ struct SubtreeTasks<'a> {
     board_tags: *mut u32,
     capacity: u32,
     boards: *mut u32,
-    nodes: *mut u64,
+    nodes: *const AtomicU64,
     lane: u32,
 }
 
@@ -329,7 +331,7 @@ struct FedArgs {
 impl SubtreeTasks<'_> {
     /// # Safety
     /// `control` (two words) and `found` point to zeroed device counters; `boards` holds
-    /// `32·capacity` words and `nodes` `count`. With a feed (`fed.feed` non-null): two zeroed
+    /// `32·capacity` words and `nodes` `count` zeroed words. With a feed (`fed.feed` non-null): two zeroed
     /// feed words, `count` is the room for subtrees, `item_slots` a slot for each below the
     /// pairs of `slot_counters`, `board_tags` `capacity` words.
     #[inline(always)]
@@ -342,6 +344,7 @@ impl SubtreeTasks<'_> {
         nodes: *mut u64,
         fed: FedArgs,
     ) -> Self {
+        let nodes = nodes.cast_const().cast::<AtomicU64>();
         // SAFETY: by the contract above.
         let (queue, stop, slots) = unsafe {
             (
@@ -408,19 +411,37 @@ impl SubtreeTasks<'_> {
         }
     }
 
-    /// Records the nodes searched below subtree `index` (from [`next`](Self::next)), and in a
-    /// fed launch counts it done in its chunk once the whole warp's board writes are visible.
+    /// Whether the host asked the warps to stop.
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        Lanes::this_lane(self.stop.load(Ordering::Relaxed) != 0).any()
+    }
+
+    /// Records the nodes searched below subtree `index` (from [`next`](Self::next)) or below a
+    /// piece of it, and in a fed launch counts that done in its chunk once the whole warp's
+    /// board writes are visible.
     #[inline(always)]
     fn finish(&self, index: u32, nodes: u64) {
         if self.lane == 0 {
             // SAFETY: `index < count` (from `next`), the length of `nodes`.
-            unsafe { *self.nodes.add(index as usize) = nodes };
+            unsafe { &*self.nodes.add(index as usize) }.fetch_add(nodes, Ordering::Relaxed);
         }
         if let Some(chunks) = self.chunks {
             core::sync::atomic::fence(Ordering::SeqCst);
             syncwarp();
             if self.lane == 0 {
                 chunks.finish(index, [nodes]);
+            }
+        }
+    }
+
+    /// Counts one more piece of subtree `index` to finish before its chunk is done: call
+    /// while this warp's own piece of it is unfinished, before the new piece can be picked up.
+    #[inline(always)]
+    fn split(&self, index: u32) {
+        if let Some(chunks) = self.chunks {
+            if self.lane == 0 {
+                chunks.add_piece::<1>(index);
             }
         }
     }
@@ -515,12 +536,19 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
 /// `warpsearch_no3line`. A full stack sets `overflow` and abandons that start (the host
 /// reports it); a non-zero `control[1]` makes the warps take no more starts.
 ///
+/// With a `handoff` region, a warp that finds the work list empty does not leave: it waits
+/// for a piece of another warp's subtree. Busy warps look every few nodes whether one waits
+/// and hand it the shallowest of their pending boards ([`Handoff`]), so the run's last long
+/// subtrees are searched by many warps instead of one each. A piece counts its nodes and
+/// boards to its subtree (and, fed, to its chunk, which ends with its last piece).
+///
 /// # Safety
 /// `lines` holds `PairLines::len(n)` words; `starts` `3·32·count` and `nodes` `count` words;
 /// `boards` `32·capacity`; `stacks` a region for every warp of the grid; `control` (two
 /// words), `found` and `overflow` zeroed; `feed`, `item_slots`, `slot_counters` and
 /// `board_tags` all null, or a fed launch's (see `SubtreeTasks`: then `starts` has room for
-/// `count` starts, written before the feed counts them).
+/// `count` starts, written before the feed counts them); `handoff` null (no work sharing) or
+/// [`Handoff::words`]`(warps, 3)` zeroed words for the grid's warps.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     n: u32,
@@ -540,9 +568,12 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     item_slots: *const u32,
     slot_counters: *const AtomicU64,
     board_tags: *mut u32,
+    handoff: *mut u32,
 ) {
     let lane = crate::warp::lane_id().mine();
     let warp = global_thread() / 32;
+    // SAFETY: special-register reads with no preconditions.
+    let warps = unsafe { core::arch::nvptx::_grid_dim_x() * _block_dim_x() } as u32 / 32;
     let region = (warp as usize) * (WORDS_PER_BOARD * 32 * stack_boards) as usize;
     // SAFETY: the host gives every warp of the grid its own region of this size.
     let stack = unsafe { GlobalSlab::for_this_warp(stacks.add(region)) };
@@ -556,6 +587,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     let tasks = unsafe { SubtreeTasks::new(control, found, count, capacity, boards, nodes, fed) };
     // SAFETY: `overflow` points to a zeroed device counter.
     let overflow = unsafe { &*overflow };
+    // SAFETY: a null `handoff`, or a zeroed region for every warp of the grid (the contract
+    // above); `warp < warps`.
+    let handoff = unsafe { Handoff::new(handoff, warps, warp) };
     // SAFETY: `lines` holds `PairLines::len(n)` words, written before the launch and read-only
     // during it.
     let lines = PairLines::new(n, unsafe {
@@ -568,11 +602,36 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
         stack,
         stack_boards,
     );
-    while let Some(index) = tasks.next() {
-        // SAFETY: `index < count`: the three words are inside `starts`.
+    // Whole subtrees from the work list while it has any, then pieces other warps hand over.
+    // Both arrive as an index and the address of three warp-wide words (one way into the
+    // search: two took 60–66 registers instead of 50).
+    let mut claiming = true;
+    loop {
+        if let Some(handoff) = handoff {
+            handoff.begin();
+        }
+        let claimed = if claiming { tasks.next() } else { None };
+        let (index, words) = match (claimed, handoff) {
+            (Some(index), _) => {
+                let at = (32 * WORDS_PER_BOARD * index) as usize;
+                // SAFETY: `index < count`: start `index` is inside `starts`.
+                (index, unsafe { starts.add(at) })
+            }
+            (None, Some(handoff)) => {
+                claiming = false;
+                match handoff.wait(WORDS_PER_BOARD, || tasks.stopped()) {
+                    Some(index) => (index, handoff.piece(WORDS_PER_BOARD)),
+                    None => return,
+                }
+            }
+            (None, None) => return,
+        };
+        // SAFETY: `words` holds three warp-wide words (a start or a piece), complete before
+        // the feed or the mailbox flag said so; volatile, as they were written during the
+        // launch.
         let word = |k: u32| {
             Lanes::this_lane(unsafe {
-                tasks.item(starts, 32 * WORDS_PER_BOARD, index, 32 * k + lane)
+                core::ptr::read_volatile(words.add((32 * k + lane) as usize))
             })
         };
         let start = Cells {
@@ -580,7 +639,14 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             empty: word(1),
             done: word(2),
         };
-        let expanded = match search.run(&start, |board| tasks.store_board(index, board.points)) {
+        let share = ShareSubtree {
+            handoff,
+            tasks: &tasks,
+            index,
+        };
+        let expanded = match search.run(&start, &share, |board| {
+            tasks.store_board(index, board.points)
+        }) {
             Ok(expanded) => expanded,
             Err(_) => {
                 if lane == 0 {
@@ -590,5 +656,34 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             }
         };
         tasks.finish(index, expanded);
+        if let Some(handoff) = handoff {
+            handoff.end();
+        }
+    }
+}
+
+/// A warp's subtree as the propagating search shares it: pending boards go to idle warps
+/// through the launch's [`Handoff`], tagged with the subtree, each counted as one more piece
+/// of the subtree's chunk once a receiver is taken and before it can see the piece (while
+/// the donor's own piece still holds the chunk open).
+struct ShareSubtree<'t, 'a> {
+    handoff: Option<Handoff>,
+    tasks: &'t SubtreeTasks<'a>,
+    index: u32,
+}
+
+impl Share for ShareSubtree<'_, '_> {
+    #[inline(always)]
+    fn wanted(&self) -> bool {
+        self.handoff.is_some_and(|handoff| handoff.wanted())
+    }
+
+    #[inline(always)]
+    fn give(&self, board: &Cells) -> bool {
+        let Some(handoff) = self.handoff else {
+            return false;
+        };
+        let piece = [board.points, board.empty, board.done];
+        handoff.give(self.index, piece, || self.tasks.split(self.index))
     }
 }

@@ -23,6 +23,7 @@ extern crate std;
 
 pub mod atomic;
 pub mod bits;
+pub mod handoff;
 pub mod no3line;
 pub mod nqueens;
 pub mod rng;

@@ -66,6 +66,13 @@ impl std::fmt::Display for Shard {
     }
 }
 
+/// Appends `words` to `bytes`, little-endian: a unit's bytes in a [`Partition`]'s fingerprint.
+pub fn push_words(bytes: &mut Vec<u8>, words: &[u64]) {
+    for word in words {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+}
+
 /// The identity of a search's work list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
@@ -93,6 +100,21 @@ impl Partition {
         units: &[impl AsRef<[u64]> + Sync],
         chunks: u32,
     ) -> Partition {
+        Partition::of_units(problem, n, units, chunks, |unit, bytes| {
+            push_words(bytes, unit.as_ref())
+        })
+    }
+
+    /// [`Partition::new`] for units that are not word slices themselves: `unit_bytes` appends
+    /// a unit's words (little-endian, as [`push_words`] writes them) to the chunk's bytes, so
+    /// that no word copy of a large list is made first.
+    pub fn of_units<U: Sync>(
+        problem: &str,
+        n: u32,
+        units: &[U],
+        chunks: u32,
+        unit_bytes: impl Fn(&U, &mut Vec<u8>) + Sync,
+    ) -> Partition {
         use rayon::prelude::*;
         let mut partition = Partition {
             problem: problem.into(),
@@ -107,9 +129,7 @@ impl Partition {
             .map(|chunk| {
                 let mut bytes = Vec::new();
                 for unit in &units[partition.chunk_range(chunk)] {
-                    for word in unit.as_ref() {
-                        bytes.extend_from_slice(&word.to_le_bytes());
-                    }
+                    unit_bytes(unit, &mut bytes);
                 }
                 blake3::hash(&bytes)
             })

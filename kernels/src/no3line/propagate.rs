@@ -110,6 +110,33 @@ pub fn expand(
     }
 }
 
+/// Where a search may hand pending boards to searchers with nothing to do (the GPU's warps
+/// through a [`Handoff`](crate::handoff::Handoff)).
+pub trait Share {
+    /// Whether some searcher is waiting for a board (asked every [`SHARE_EVERY`] nodes while
+    /// boards are pending: it must be cheap).
+    fn wanted(&self) -> bool;
+    /// Hands `board` over; false when nobody took it (the search keeps it).
+    fn give(&self, board: &Cells) -> bool;
+}
+
+/// Shares nothing: the CPU's searches, and GPU launches without a handoff region.
+pub struct Keep;
+
+impl Share for Keep {
+    #[inline(always)]
+    fn wanted(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn give(&self, _: &Cells) -> bool {
+        false
+    }
+}
+
+/// Nodes between two looks for a searcher waiting for a board (a power of two).
+pub const SHARE_EVERY: u64 = 8;
+
 /// The search below one board, with a stack of pending boards in a [`LaneSlab`] of
 /// `capacity ·` [`WORDS_PER_BOARD`] words (global memory on the GPU: a warp's private
 /// region, one coalesced access per word).
@@ -159,12 +186,28 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
     }
 
     /// Visits every board below `start`, calls `complete` with each canonical configuration,
-    /// and returns the boards expanded (the search's nodes), or why it stopped.
+    /// and returns the boards expanded (the search's nodes), or why it stopped. While boards
+    /// are pending and `share` wants one, the oldest (the shallowest, so the largest subtree)
+    /// is handed over instead of searched here.
     #[inline(always)]
-    pub fn run(&mut self, start: &Cells, mut complete: impl FnMut(&Cells)) -> Result<u64, Stopped> {
-        let (n, lines, techniques) = (self.n, self.lines, self.techniques);
+    pub fn run(
+        &mut self,
+        start: &Cells,
+        share: &impl Share,
+        mut complete: impl FnMut(&Cells),
+    ) -> Result<u64, Stopped> {
+        let (n, lines, techniques, capacity) = (self.n, self.lines, self.techniques, self.capacity);
+        let wrap = |slot: u32| {
+            if slot >= capacity {
+                slot - capacity
+            } else {
+                slot
+            }
+        };
         let mut nodes = 0u64;
         let mut next = *start;
+        // Pending boards: slots `bottom ..` (modulo the capacity), oldest first.
+        let mut bottom = 0u32;
         let mut pending = 0u32;
         loop {
             nodes += 1;
@@ -174,8 +217,8 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
             expand(n, lines, techniques, next, &mut complete, |c| {
                 if first.is_none() {
                     first = Some(*c);
-                } else if pending < self.capacity {
-                    self.store(pending, c);
+                } else if pending < capacity {
+                    self.store(wrap(bottom + pending), c);
                     pending += 1;
                 } else {
                     full = true;
@@ -189,9 +232,17 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
                 None if pending == 0 => return Ok(nodes),
                 None => {
                     pending -= 1;
-                    self.load(pending)
+                    self.load(wrap(bottom + pending))
                 }
             };
+            if pending > 0
+                && nodes & (SHARE_EVERY - 1) == 0
+                && share.wanted()
+                && share.give(&self.load(bottom))
+            {
+                bottom = wrap(bottom + 1);
+                pending -= 1;
+            }
         }
     }
 }
@@ -217,7 +268,7 @@ mod tests {
         let mut search = Propagating::new(n, techniques, &lines, stack.as_mut_slice(), 4096);
         let mut found = Vec::new();
         let nodes = search
-            .run(&Cells::new(n), |c| {
+            .run(&Cells::new(n), &Keep, |c| {
                 found.push(c.points.to_array()[..n as usize].to_vec())
             })
             .expect("a stack of 4096 boards is enough for n ≤ 10");
@@ -259,6 +310,56 @@ mod tests {
         }
     }
 
+    /// Wants a board at two of every three looks, and keeps what it is given to be searched
+    /// later.
+    struct Collect {
+        taken: core::cell::RefCell<Vec<Cells>>,
+        looks: core::cell::Cell<u32>,
+    }
+
+    impl Share for Collect {
+        fn wanted(&self) -> bool {
+            self.looks.set(self.looks.get() + 1);
+            !self.looks.get().is_multiple_of(3)
+        }
+        fn give(&self, board: &Cells) -> bool {
+            self.taken.borrow_mut().push(*board);
+            true
+        }
+    }
+
+    #[test]
+    fn boards_handed_over_and_searched_elsewhere_give_the_same_search() {
+        for n in 6..=9u32 {
+            let (mut expected, expected_nodes) = search(n, Techniques::ALL);
+            let words = table(n);
+            let lines = PairLines::new(n, &words);
+            let mut stack = vec![Lanes::splat(0u32); 3 * 4096];
+            let mut search =
+                Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 4096);
+            let share = Collect {
+                taken: Default::default(),
+                looks: Default::default(),
+            };
+            let mut found = Vec::new();
+            let (mut nodes, mut handed) = (0, 0);
+            let mut todo = vec![Cells::new(n)];
+            while let Some(start) = todo.pop() {
+                nodes += search
+                    .run(&start, &share, |c| {
+                        found.push(c.points.to_array()[..n as usize].to_vec())
+                    })
+                    .unwrap();
+                handed += share.taken.borrow().len();
+                todo.append(&mut share.taken.borrow_mut());
+            }
+            assert!(handed > 10, "n = {n}: only {handed} boards handed over");
+            found.sort();
+            expected.sort();
+            assert_eq!((found, nodes), (expected, expected_nodes), "n = {n}");
+        }
+    }
+
     #[test]
     fn a_full_stack_stops_the_search_with_an_error() {
         let n = 8;
@@ -266,7 +367,10 @@ mod tests {
         let lines = PairLines::new(n, &words);
         let mut stack = vec![Lanes::splat(0u32); 3 * 2];
         let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 2);
-        assert_eq!(search.run(&Cells::new(n), |_| {}), Err(Stopped::StackFull));
+        assert_eq!(
+            search.run(&Cells::new(n), &Keep, |_| {}),
+            Err(Stopped::StackFull)
+        );
     }
 
     #[test]

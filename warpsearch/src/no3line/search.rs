@@ -62,7 +62,7 @@ pub(crate) fn search_cpu(
                                 CPU_STACK_BOARDS,
                             );
                             let nodes = search
-                                .run(start, |b| report(&b.points.to_array()))
+                                .run(start, &Keep, |b| report(&b.points.to_array()))
                                 .map_err(|_| stack_full(CPU_STACK_BOARDS))?;
                             progress.advance(1);
                             Ok(nodes)
@@ -171,6 +171,9 @@ struct Launcher {
     boards: CudaSlice<u32>,
     tags: CudaSlice<u32>,
     stacks: Option<CudaSlice<u32>>,
+    /// The propagating kernel's work-sharing region (zeroed; one launch per `Launcher`), unless
+    /// `WARPSEARCH_NO3LINE_HANDOFF=off`.
+    handoff: Option<CudaSlice<u32>>,
 }
 
 impl Launcher {
@@ -192,17 +195,25 @@ impl Launcher {
                 Subtrees::Boards(..) => pair_table(n),
             }),
         )?;
-        let stacks = match subtrees {
-            Subtrees::Prefixes(..) => None,
-            Subtrees::Boards(..) => {
-                let warps = blocks as usize * GPU_BLOCK as usize / 32;
+        let warps = blocks as usize * GPU_BLOCK as usize / 32;
+        let (stacks, handoff) = match subtrees {
+            Subtrees::Prefixes(..) => (None, None),
+            Subtrees::Boards(..) => (
                 Some(step(
                     "allocating the search stacks",
                     stream.alloc_zeros::<u32>(
                         warps * (WORDS_PER_BOARD * 32 * GPU_STACK_BOARDS) as usize,
                     ),
-                )?)
-            }
+                )?),
+                if work_sharing() {
+                    Some(step(
+                        "allocating the work-sharing region",
+                        stream.alloc_zeros::<u32>(Handoff::words(warps as u32, WORDS_PER_BOARD)),
+                    )?)
+                } else {
+                    None
+                },
+            ),
         };
         Ok(Launcher {
             function,
@@ -221,6 +232,7 @@ impl Launcher {
             )?,
             tags: step(alloc, stream.alloc_zeros::<u32>(capacity as usize))?,
             stacks,
+            handoff,
         })
     }
 
@@ -297,9 +309,16 @@ impl Launcher {
                 .arg(&self.tags),
             None => launch.arg(&null).arg(&null).arg(&null).arg(&null),
         };
+        if let Subtrees::Boards(..) = subtrees {
+            match &self.handoff {
+                Some(handoff) => launch.arg(handoff),
+                None => launch.arg(&null),
+            };
+        }
         // SAFETY: arguments match `warpsearch_no3line` (prefixes) or
         // `warpsearch_no3line_propagate` (boards, with a stack region of
-        // `3·32·GPU_STACK_BOARDS` words for every warp of the grid): the line or pair table of
+        // `3·32·GPU_STACK_BOARDS` words for every warp of the grid and a zeroed work-sharing
+        // region for the grid's warps, used by this one launch): the line or pair table of
         // size n, room for `count` subtrees (all written before the launch, or before the
         // feed counts them) and `count` node slots, zeroed counters, `32·capacity` board
         // words and `capacity` tags, the fed launch's feed words and chunk counters or null
@@ -425,6 +444,13 @@ pub(crate) fn search_gpu_fed(
     )?;
     // A subtree abandoned on a full stack after its chunk's last look is still an error.
     launcher.boards(device).map(|_| ())
+}
+
+/// Whether warps that run out of subtrees get pieces of other warps' subtrees
+/// (`kernels::handoff`); `WARPSEARCH_NO3LINE_HANDOFF=off` turns it off, for the technique
+/// table.
+fn work_sharing() -> bool {
+    std::env::var("WARPSEARCH_NO3LINE_HANDOFF").as_deref() != Ok("off")
 }
 
 pub(crate) fn stack_full(boards: u32) -> Error {

@@ -248,9 +248,11 @@ fn sharded_partition(n: u32) -> Result<(Vec<Job>, Found, Partition)> {
         )));
     }
     let (jobs, found) = constellation_jobs(n, sharded_target(n));
-    let words: Vec<[u64; Job::WORDS]> = jobs.par_iter().map(|job| job.to_words()).collect();
     let chunks = jobs.len().clamp(1, SHARDED_CHUNKS) as u32;
-    Ok((jobs, found, Partition::new("nqueens", n, &words, chunks)))
+    let partition = Partition::of_units("nqueens", n, &jobs, chunks, |job, bytes| {
+        crate::shard::push_words(bytes, &job.to_words())
+    });
+    Ok((jobs, found, partition))
 }
 
 /// Counts shard `shard` of the `n`-queens count on `backend`, resuming from and saving to
@@ -414,27 +416,48 @@ fn constellation_jobs(n: u32, target: u64) -> (Vec<Job>, Found) {
         // Every queen on the border (small boards): the constellation is one solution.
         None => found.solutions += orbit as u64,
     });
-    let mut depth = 0;
-    loop {
-        let parts: Vec<(Vec<Job>, Found)> = starts
+    // The shallowest depth that gives at least a quarter of the target, found by counting
+    // (a split at N ≥ 21 is tens of millions of jobs: store them once, at the chosen depth).
+    let jobs_below = |depth: u32| -> Vec<usize> {
+        starts
             .par_iter()
             .map(|&start| {
-                let mut jobs = Vec::new();
-                let found = constellation::split(n, start, depth, &mut |job| jobs.push(job));
-                (jobs, found)
+                let mut count = 0;
+                constellation::split(n, start, depth, &mut |_| count += 1);
+                count
             })
-            .collect();
-        let count: usize = parts.iter().map(|(jobs, _)| jobs.len()).sum();
-        if 4 * count as u64 >= target || depth + 4 >= n {
-            let mut jobs = Vec::with_capacity(count);
-            for (part, part_found) in parts {
-                jobs.extend(part);
-                found.add(&part_found);
-            }
-            return (jobs, found);
-        }
+            .collect()
+    };
+    let mut depth = 0;
+    let mut counts = jobs_below(depth);
+    while 4 * (counts.iter().sum::<usize>() as u64) < target && depth + 4 < n {
         depth += 1;
+        counts = jobs_below(depth);
     }
+    // Each start's jobs go straight to their place in the list, on every core.
+    let mut jobs = vec![Job::default(); counts.iter().sum()];
+    let mut rest = jobs.as_mut_slice();
+    let mut places = Vec::with_capacity(starts.len());
+    for (&start, &count) in starts.iter().zip(&counts) {
+        let (place, tail) = rest.split_at_mut(count);
+        places.push((start, place));
+        rest = tail;
+    }
+    let split_found = places
+        .into_par_iter()
+        .map(|(start, place)| {
+            let mut next = 0;
+            constellation::split(n, start, depth, &mut |job| {
+                place[next] = job;
+                next += 1;
+            })
+        })
+        .reduce(Found::default, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    found.add(&split_found);
+    (jobs, found)
 }
 
 fn run_cpu_jobs(
