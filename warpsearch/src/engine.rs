@@ -163,7 +163,7 @@ pub fn run<S: Search>(
         ),
         Backend::Cpu(_) => None,
     };
-    let workers = Workers::of(backend, 0, true);
+    let workers = Workers::of(backend, true);
     let run_worker = |worker: usize,
                       source: &ChunkSource,
                       control: &RunControl,

@@ -320,8 +320,7 @@ impl<P> ChunkRun<P> {
 }
 
 /// Who runs the chunks: one worker per name (a GPU lane each, or the CPU pool), each taking
-/// at most `max_batch` chunks at a time, and, when there are several, batches of at least
-/// `min_units` units.
+/// at most `max_batch` chunks at a time.
 #[derive(Clone, Debug)]
 pub struct Workers {
     /// One name per worker, as [`DeviceShare::device`] (the lanes of one GPU share a name,
@@ -329,22 +328,19 @@ pub struct Workers {
     pub names: Vec<String>,
     /// The most chunks a worker takes at once (a GPU launch takes a batch; the CPU one chunk).
     pub max_batch: usize,
-    /// The fewest units a batch of one of several workers should hold: enough to fill a GPU.
-    pub min_units: u64,
 }
 
 impl Workers {
-    /// Chunks the next batch of a worker takes when `left` are left and a batch should hold
-    /// at least `min_chunks`. One worker takes everything up to `max_batch` (a launch's tail
+    /// Chunks the next batch of a worker takes when `left` are left. One worker takes everything up to `max_batch` (a launch's tail
     /// is paid once per batch); several take shrinking shares (guided self-scheduling: half of
     /// what is left divided among the workers), so a worker that finishes early takes more
     /// and all finish together, with no fixed ratios.
-    fn next_batch(&self, left: usize, min_chunks: usize) -> usize {
+    fn next_batch(&self, left: usize) -> usize {
         let workers = self.names.len().max(1);
         let share = if workers == 1 {
             left
         } else {
-            left.div_ceil(2 * workers).max(min_chunks)
+            left.div_ceil(2 * workers)
         };
         share.clamp(1, self.max_batch.max(1)).min(left)
     }
@@ -352,15 +348,13 @@ impl Workers {
 
 impl Workers {
     /// The workers of `backend`: every GPU (or, with `lanes`, every lane of every GPU, for
-    /// searches that run batches of chunks), each taking launch-sized batches of at least
-    /// `min_units` units when there are several, or the CPU pool taking one chunk at a time
-    /// (so its checkpoints follow every chunk).
-    pub fn of(backend: &crate::backend::Backend, min_units: u64, lanes: bool) -> Workers {
+    /// searches that run batches of chunks), or the CPU pool taking one chunk at a time (so
+    /// its checkpoints follow every chunk).
+    pub fn of(backend: &crate::backend::Backend, lanes: bool) -> Workers {
         match backend {
             crate::backend::Backend::Cpu(_) => Workers {
                 names: vec![backend.describe()],
                 max_batch: 1,
-                min_units: 0,
             },
             crate::backend::Backend::Gpu(gpus) => Workers {
                 names: if lanes { gpus.lanes() } else { gpus.all() }
@@ -368,7 +362,6 @@ impl Workers {
                     .map(|d| d.label())
                     .collect(),
                 max_batch: usize::MAX,
-                min_units,
             },
         }
     }
@@ -498,8 +491,6 @@ pub fn run_chunks<P: Partial + Send>(
             .lock()
             .map_err(|_| Error::Verification("a worker thread panicked".into()))
     };
-    let min_chunks = (workers.min_units as u128 * partition.chunks as u128)
-        .div_ceil(partition.units.max(1) as u128) as usize;
     let (stoppable, stop) = control.child();
     let worker = |index: usize| -> Result<()> {
         // Hands this worker chunks: `Some(k)` up to k, `None` a batch by the guided policy.
@@ -511,7 +502,7 @@ pub fn run_chunks<P: Partial + Send>(
             let left = todo.len() - ledger.next;
             let take = match count {
                 Some(count) => count.min(left),
-                None => workers.next_batch(left, min_chunks),
+                None => workers.next_batch(left),
             };
             let batch = todo[ledger.next..ledger.next + take].to_vec();
             ledger.next += take;
@@ -710,7 +701,6 @@ mod tests {
         Workers {
             names: (0..count).map(|i| format!("worker {i}")).collect(),
             max_batch,
-            min_units: 0,
         }
     }
 
@@ -860,12 +850,10 @@ mod tests {
         }
         // Guided batches: several workers share the chunks, batches shrink.
         let w = workers(2, usize::MAX);
-        assert_eq!(w.next_batch(256, 0), 64);
-        assert_eq!(w.next_batch(3, 0), 1);
-        assert_eq!(w.next_batch(256, 100), 100, "at least a GPU's fill");
-        assert_eq!(w.next_batch(50, 100), 50);
-        assert_eq!(workers(1, usize::MAX).next_batch(256, 0), 256);
-        assert_eq!(workers(1, 1).next_batch(256, 0), 1);
+        assert_eq!(w.next_batch(256), 64);
+        assert_eq!(w.next_batch(3), 1);
+        assert_eq!(workers(1, usize::MAX).next_batch(256), 256);
+        assert_eq!(workers(1, 1).next_batch(256), 1);
     }
 
     #[test]

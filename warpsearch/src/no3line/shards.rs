@@ -119,7 +119,7 @@ pub(crate) fn search_chunks(
     };
     // The CPU pool takes a chunk at a time; every GPU runs one launch for the whole run, fed
     // chunk by chunk ([`crate::feed`]).
-    let workers = crate::shard::Workers::of(backend, 0, false);
+    let workers = crate::shard::Workers::of(backend, false);
     let run_worker = |worker: usize,
                       source: &crate::shard::ChunkSource,
                       control: &RunControl,

@@ -319,7 +319,7 @@ fn count_shard_with(
         part
     };
     // One worker per GPU (each feeds its own launch) or the CPU pool.
-    let workers = crate::shard::Workers::of(backend, 0, false);
+    let workers = crate::shard::Workers::of(backend, false);
     // A GPU launch takes a batch of chunks (reporting each as its last job is done); the CPU
     // runs one chunk at a time. Only the whole shard shows progress.
     let levels = levels(n, jobs);
