@@ -440,7 +440,8 @@ mod tests {
     #[test]
     fn idle_warps_get_pieces_of_busy_warps_trees_and_everyone_leaves() {
         const WARPS: u32 = 6;
-        let depths = [3u32, 14, 0, 9, 16, 1, 12];
+        const LARGEST: u32 = 16;
+        let depths = [3u32, 14, 0, 9, LARGEST, 1, 12];
         let mut region = vec![0u64; Handoff::words(WARPS, 1).div_ceil(2)];
         let base = region.as_mut_ptr().cast::<u32>() as usize;
         let next = AtomicU32::new(0);
@@ -475,6 +476,11 @@ mod tests {
                         if claiming {
                             let item = next.fetch_add(1, Ordering::Relaxed);
                             if let Some(&depth) = depths.get(item as usize) {
+                                // The largest tree starts only once a warp waits, so that
+                                // a hand-over happens however the threads are scheduled.
+                                while depth == LARGEST && !handoff.wanted() {
+                                    std::thread::yield_now();
+                                }
                                 search(item, depth);
                                 handoff.end();
                                 continue;
