@@ -331,9 +331,9 @@ struct FedArgs {
 impl SubtreeTasks<'_> {
     /// # Safety
     /// `control` (two words) and `found` point to zeroed device counters; `boards` holds
-    /// `32·capacity` words and `nodes` `count` zeroed words. With a feed (`fed.feed` non-null): two zeroed
-    /// feed words, `count` is the room for subtrees, `item_slots` a slot for each below the
-    /// pairs of `slot_counters`, `board_tags` `capacity` words.
+    /// `32·capacity` words and `nodes` `count` zeroed words. With a feed (`fed.feed`
+    /// non-null): two zeroed feed words, `count` is the room for subtrees, `item_slots` a slot
+    /// for each below the pairs of `slot_counters`, `board_tags` `capacity` words.
     #[inline(always)]
     unsafe fn new(
         control: *const AtomicU32,

@@ -2,9 +2,10 @@
 //! idle, and a warp with pending work hands one piece of it to an idle warp's mailbox.
 //!
 //! A search that claims whole subtrees ends with a tail: the last long subtrees run alone
-//! while the other warps have nothing to do (no-three-in-line n = 15 spent ≈ 35 s of 271 s that
-//! way on the H100). With a [`Handoff`], an idle warp registers in a ring of waiting warps; a busy
-//! warp that sees a waiting warp (one load every few nodes) gives it the shallowest of its
+//! while the other warps have nothing to do (no-three-in-line n = 15 spent ≈ 35 s of 271 s
+//! that way on the H100). With a [`Handoff`], an idle warp registers in a ring of waiting
+//! warps; a busy warp that sees a waiting warp (one load every few nodes) gives it the
+//! shallowest of its
 //! pending boards. Nothing is shared while every warp has its own work, so the steady state
 //! pays only that load.
 //!
