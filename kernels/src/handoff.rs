@@ -5,9 +5,8 @@
 //! while the other warps have nothing to do (no-three-in-line n = 15 spent ≈ 35 s of 271 s
 //! that way on the H100). With a [`Handoff`], an idle warp registers in a ring of waiting
 //! warps; a busy warp that sees a waiting warp (one load every few nodes) gives it the
-//! shallowest of its
-//! pending boards. Nothing is shared while every warp has its own work, so the steady state
-//! pays only that load.
+//! shallowest of its pending boards. Nothing is shared while every warp has its own work, so
+//! the steady state pays only that load.
 //!
 //! Termination: every warp counts itself *busy* from before it looks for work until it has
 //! none; a donor counts the receiver busy before it posts the piece. An idle warp leaves when
