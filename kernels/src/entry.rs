@@ -527,11 +527,11 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
 /// Enumerates no-three-in-line boards of size `n` with the propagating search
 /// ([`Propagating`]): one warp per start board at a time.
 ///
-/// Start board `i` is the three warp-wide words (points, empty, done) at
-/// `starts[(3·i + k)·32 ..]`. Each warp takes the next start from `control[0]` (one atomic per
+/// Start board `i` is the two warp-wide words (points, empty) of a settled board at
+/// `starts[(2·i + k)·32 ..]`. Each warp takes the next start from `control[0]` (one atomic per
 /// warp), searches below it with its pending boards on a stack of `stack_boards` boards in
-/// its own region of `stacks` (`3·32·stack_boards` words a warp, warp `w` at
-/// `w·3·32·stack_boards`), and writes the boards it expanded to `nodes[i]`. Complete
+/// its own region of `stacks` (`2·32·stack_boards` words a warp, warp `w` at
+/// `w·2·32·stack_boards`), and writes the boards it expanded to `nodes[i]`. Complete
 /// (canonical, when `techniques` asks for symmetry) boards are stored as for
 /// `warpsearch_no3line`. A full stack sets `overflow` and abandons that start (the host
 /// reports it); a non-zero `control[1]` makes the warps take no more starts.
@@ -543,7 +543,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
 /// boards to its subtree (and, fed, to its chunk, which ends with its last piece).
 ///
 /// # Safety
-/// `lines` holds `PairLines::len(n)` words; `starts` `3·32·count` and `nodes` `count` words;
+/// `lines` holds `PairLines::len(n)` words; `starts` `2·32·count` and `nodes` `count` words;
 /// `boards` `32·capacity`; `stacks` a region for every warp of the grid; `control` (two
 /// words), `found` and `overflow` zeroed; `feed`, `item_slots`, `slot_counters` and
 /// `board_tags` all null, or a fed launch's (see `SubtreeTasks`: then `starts` has room for
@@ -603,7 +603,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
         stack_boards,
     );
     // Whole subtrees from the work list while it has any, then pieces other warps hand over.
-    // Both arrive as an index and the address of three warp-wide words (one way into the
+    // Both arrive as an index and the address of two warp-wide words (one way into the
     // search: two took 60–66 registers instead of 50).
     let mut claiming = true;
     loop {
@@ -626,7 +626,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             }
             (None, None) => return,
         };
-        // SAFETY: `words` holds three warp-wide words (a start or a piece), complete before
+        // SAFETY: `words` holds two warp-wide words (a start or a piece), complete before
         // the feed or the mailbox flag said so; volatile, as they were written during the
         // launch.
         let word = |k: u32| {
@@ -634,11 +634,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
                 core::ptr::read_volatile(words.add((32 * k + lane) as usize))
             })
         };
-        let start = Cells {
-            points: word(0),
-            empty: word(1),
-            done: word(2),
-        };
+        let start = Cells::settled(word(0), word(1));
         let share = ShareSubtree {
             handoff,
             tasks: &tasks,
@@ -683,7 +679,7 @@ impl Share for ShareSubtree<'_, '_> {
         let Some(handoff) = self.handoff else {
             return false;
         };
-        let piece = [board.points, board.empty, board.done];
+        let piece = [board.points, board.empty];
         handoff.give(self.index, piece, || self.tasks.split(self.index))
     }
 }

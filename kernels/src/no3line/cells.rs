@@ -88,6 +88,17 @@ impl Cells {
         }
     }
 
+    /// A board whose every point has its lines marked (a propagated one, as stored), from
+    /// its points and empty cells.
+    #[inline(always)]
+    pub fn settled(points: Lanes<u32>, empty: Lanes<u32>) -> Cells {
+        Cells {
+            points,
+            empty,
+            done: points,
+        }
+    }
+
     /// Cells neither known to hold a point nor known to be empty.
     #[inline(always)]
     pub fn unknown(&self) -> Lanes<u32> {

@@ -87,8 +87,8 @@ pub(crate) fn kernel_for(subtrees: &Subtrees, n: u32) -> (&'static str, usize) {
     }
 }
 
-/// A subtree list on the GPU: prefixes (one word each) or start boards (three warp-wide words
-/// each, `starts[(3·i + k)·32 + lane]`).
+/// A subtree list on the GPU: prefixes (one word each) or start boards (two warp-wide words
+/// each, settled: `starts[(2·i + k)·32 + lane]`).
 enum Items {
     Prefixes(CudaSlice<u64>),
     Boards(CudaSlice<u32>),
@@ -105,7 +105,7 @@ impl Items {
                 vec![],
                 starts[range]
                     .iter()
-                    .flat_map(|c| [c.points, c.empty, c.done])
+                    .flat_map(|c| [c.points, c.empty])
                     .flat_map(|w| w.to_array())
                     .collect(),
             ),
@@ -317,7 +317,7 @@ impl Launcher {
         }
         // SAFETY: arguments match `warpsearch_no3line` (prefixes) or
         // `warpsearch_no3line_propagate` (boards, with a stack region of
-        // `3·32·GPU_STACK_BOARDS` words for every warp of the grid and a zeroed work-sharing
+        // `2·32·GPU_STACK_BOARDS` words for every warp of the grid and a zeroed work-sharing
         // region for the grid's warps, used by this one launch): the line or pair table of
         // size n, room for `count` subtrees (all written before the launch, or before the
         // feed counts them) and `count` node slots, zeroed counters, `32·capacity` board

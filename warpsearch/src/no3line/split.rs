@@ -85,18 +85,9 @@ impl Subtrees {
             Subtrees::Boards(b, _) => b
                 .iter()
                 .map(|cells| {
-                    let (points, empty, done) = (
-                        cells.points.to_array(),
-                        cells.empty.to_array(),
-                        cells.done.to_array(),
-                    );
+                    let (points, empty) = (cells.points.to_array(), cells.empty.to_array());
                     (0..32)
-                        .flat_map(|l| {
-                            [
-                                u64::from(points[l]) | u64::from(empty[l]) << 32,
-                                u64::from(done[l]),
-                            ]
-                        })
+                        .map(|l| u64::from(points[l]) | u64::from(empty[l]) << 32)
                         .collect()
                 })
                 .collect(),
@@ -142,7 +133,9 @@ pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
         Engine::Propagate(techniques) => {
             let table = pair_table(n);
             let lines = PairLines::new(n, &table);
-            let (mut frontier, mut nodes, mut complete) = (vec![Cells::new(n)], 0, Vec::new());
+            // The frontier holds nodes (settled boards), as the search's stacks do.
+            let root = settle(n, &lines, techniques, Cells::new(n));
+            let (mut frontier, mut nodes, mut complete) = (Vec::from_iter(root), 0, Vec::new());
             // Breadth-first, a level at a time, at most `MAX_SPLIT_LEVELS` levels.
             for _ in 0..MAX_SPLIT_LEVELS {
                 // Stop when the frontier is wide enough, or when the host has done as much
@@ -160,7 +153,7 @@ pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
                             n,
                             &lines,
                             techniques,
-                            *cells,
+                            cells,
                             |done| finds.push(done.points.to_array()[..n as usize].to_vec()),
                             |child| children.push(*child),
                         );
