@@ -6,8 +6,8 @@
 # Suites:
 #   verify           selftest, random-dfs table, one random-dfs solution on the GPU
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
-#   no3line          CPU/GPU cross-checks n=10..12 and a sample of n=17, bench n=2..13, the technique table at
-#                    n=13, n=14 (N14_LIMIT s)
+#   no3line          CPU/GPU cross-checks n=10..12 and a sample of n=17 (N17_LIMIT s, 0: skipped; CROSS="10 11 12"), bench n=2..13,
+#                    the technique table at n=13, then BIG="14 15" (BIG_LIMIT s each)
 #   handoff          no3line with and without work sharing between warps (n=13, 14, REPS times each,
 #                    SHARING="on off"; then n=15 with it, unless N15=0), after CPU/GPU cross-checks
 #                    and a checkpointed one-GPU run
@@ -33,7 +33,7 @@ $B info | sed -n 2,3p
 run() {
     local label=$1 limit=$2; shift 2
     local t0=$EPOCHREALTIME
-    local line; line=$(timeout "$limit" "$@" --json); local rc=$?
+    local line; line=$(timeout -k 10 "$limit" "$@" --json); local rc=$?
     local t1=$EPOCHREALTIME
     printf '%-30s rc=%s wall=%ss %s\n' "$label" "$rc" "$(awk "BEGIN{printf \"%.2f\", $t1 - $t0}")" "$line"
     return $rc
@@ -61,16 +61,20 @@ nqueens)
     run "nqueens 22" "${N22_LIMIT:-300}" $B nqueens 22 --backend gpu
     ;;
 no3line)
-    for n in 10 11 12; do timeout 90 $B no3line $n --cross-check; echo "rc=$?"; done
-    echo "== n = 17, a sample of subtrees on the CPU and the GPU"
-    timeout 300 $B no3line 17 --cross-check=1/20000; echo "rc=$?"
+    for n in ${CROSS:-10 11 12}; do timeout -k 10 90 $B no3line $n --cross-check; echo "rc=$?"; done
+    if [[ ${N17_LIMIT:-120} != 0 ]]; then
+        echo "== n = 17, a sample of subtrees on the CPU and the GPU"
+        timeout -k 10 "${N17_LIMIT:-120}" $B no3line 17 --cross-check=1/20000; echo "rc=$?"
+    fi
     echo "== bench no3line n=2..13 (median of 3)"; timeout 200 $B bench no3line --from 2 --to 13 --repeat 3 --backend gpu
     echo "== technique table, n=13"
     run "all on" 60 $B no3line 13 --backend gpu
+    run "pair children" 60 env WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs $B no3line 13 --backend gpu
+    run "unscored (vulnerable, rows)" 60 env WARPSEARCH_NO3LINE_BRANCHING=vulnerable $B no3line 13 --backend gpu
+    run "unscored, pair children" 60 env WARPSEARCH_NO3LINE_BRANCHING=vulnerable WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs $B no3line 13 --backend gpu
     run "no vulnerable cells" 60 env WARPSEARCH_NO3LINE_BRANCHING=rows $B no3line 13 --backend gpu
-    run "no symmetry" 120 env WARPSEARCH_NO3LINE_PRUNING=off $B no3line 13 --backend gpu
-    run "row search" 60 env WARPSEARCH_NO3LINE_ENGINE=rows $B no3line 13 --backend gpu
-    run "no3line 14" "${N14_LIMIT:-200}" $B no3line 14 --backend gpu
+    run "no handoff" 60 env WARPSEARCH_NO3LINE_HANDOFF=off $B no3line 13 --backend gpu
+    for n in ${BIG:-14 15}; do run "no3line $n" "${BIG_LIMIT:-200}" $B no3line $n --backend gpu; done
     ;;
 handoff)
     for n in 10 11 12; do timeout 90 $B no3line $n --cross-check; echo "rc=$?"; done

@@ -105,6 +105,48 @@ pub fn xor3(a: u32, b: u32, c: u32) -> u32 {
     lop3::<XOR3>(a, b, c)
 }
 
+/// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit
+/// `k` of every position's count, so adding one to the positions of a mask is a ripple of
+/// `and`/`xor` through the planes (two instructions a plane, no per-bit loop). Counts wrap at
+/// 64; the board searches add at most one a point, and boards of up to 32×32 with an unknown
+/// cell hold fewer than 64 points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlicedCounts {
+    planes: [u32; 6],
+}
+
+impl SlicedCounts {
+    /// The counters whose plane `k` is `planes[k]`.
+    #[inline(always)]
+    pub fn from_planes(planes: [u32; 6]) -> SlicedCounts {
+        SlicedCounts { planes }
+    }
+
+    /// Adds one to the count of every position set in `mask`.
+    ///
+    /// GPU: six `and` + `xor` pairs (ptxas fuses each into a `LOP3`); the array stays in
+    /// registers, as every index is a constant once the loop is unrolled.
+    #[inline(always)]
+    pub fn add(&mut self, mask: u32) {
+        let mut carry = mask;
+        for plane in &mut self.planes {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+        }
+    }
+
+    /// The count at bit position `position` (0..32).
+    #[inline(always)]
+    pub fn get(&self, position: u32) -> u32 {
+        let mut count = 0;
+        for (k, plane) in self.planes.iter().enumerate() {
+            count |= (plane >> position & 1) << k;
+        }
+        count
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +169,16 @@ mod tests {
         fn highest_set_bit_is_top_bit(x: u32) {
             let reference = (0..32).rev().find(|i| x >> i & 1 == 1);
             prop_assert_eq!(highest_set_bit(x), reference);
+        }
+
+        #[test]
+        fn sliced_counts_count_each_position(masks in proptest::collection::vec(any::<u32>(), 0..64)) {
+            let mut counts = SlicedCounts::default();
+            masks.iter().for_each(|&m| counts.add(m));
+            for position in 0..32 {
+                let expected = masks.iter().filter(|&&m| m >> position & 1 == 1).count() as u32;
+                prop_assert_eq!(counts.get(position), expected % 64);
+            }
         }
 
         #[test]

@@ -2,8 +2,9 @@
 //! and the reasoning on it: propagation to a fixpoint and the choice of what to branch on.
 
 use super::pairs::PairLines;
+use super::propagate::Techniques;
 use super::symmetry::nearest_centre;
-use crate::bits::popc;
+use crate::bits::{SlicedCounts, popc};
 use crate::warp::{Lanes, lane_id};
 
 /// A partial board of the propagating search, one row per lane.
@@ -219,65 +220,176 @@ impl Cells {
 
     /// What to branch on, for a propagated board.
     ///
-    /// A *vulnerable* cell is an unknown cell of a row or column with exactly three cells not
-    /// known empty (one point and two unknowns, or three unknowns): if it turns out empty,
-    /// the counting rules place the line's points. The one nearest the centre (squared
-    /// distance, then row, then column) is branched on. Without one, the row with the fewest
-    /// ways to finish is. Columns are read in the transposed board (lane = column), where the
-    /// counts are one `popc` each. (`vulnerable_cells` false: always a row, to measure what
-    /// the rule saves.)
+    /// 0. With `techniques.symmetry`, the first row until it is complete: every image is
+    ///    compared with it ([`cannot_be_canonical`](Self::cannot_be_canonical)), so little
+    ///    is pruned before it is known.
+    /// 1. A *vulnerable* cell (with `techniques.vulnerable_cells`): an unknown cell of a row
+    ///    or column with exactly three cells not known empty (one point and two unknowns, or
+    ///    three unknowns), so that if it turns out empty the counting rules place the line's
+    ///    points. The one nearest the centre (squared distance, then row, then column).
+    ///    Columns are read in the transposed board (lane = column): one `popc` each.
+    /// 2. Else the row that is cheapest to split ([`row_score`]; without
+    ///    `techniques.scored_branching`, the row with the fewest ways to finish).
+    /// 3. With `techniques.scored_branching`, when even that row is wide (score ≥
+    ///    [`CELL_BRANCH_SCORE`]), a single cell instead: [`scored_cell`](Self::scored_cell).
     #[inline(always)]
-    pub fn branch(&self, n: u32, vulnerable_cells: bool, transposed: &Transposed) -> Branch {
+    pub fn branch(
+        &self,
+        n: u32,
+        techniques: Techniques,
+        lines: &PairLines,
+        transposed: &Transposed,
+    ) -> Branch {
         let board = on_board(n);
         let open = Lanes::select(board, !self.empty, Lanes::splat(0)) & Lanes::splat(columns(n));
         let unknown = open & !self.points;
-        let open_t = !transposed.empty;
-        let unknown_t = open_t & !transposed.points;
-        let distance = |r: u32, c: u32| {
-            let (dr, dc) = ((2 * r).abs_diff(n - 1), (2 * c).abs_diff(n - 1));
-            (dr * dr + dc * dc) << 10 | r << 5 | c
-        };
-        let key = lane_id()
-            .zip_with(open, |lane, o| (lane, o))
-            .zip_with(unknown, |(lane, o), u| (lane, o, u))
-            .zip_with(open_t, |(lane, o, u), ot| (lane, o, u, ot))
-            .zip_with(unknown_t, |(lane, o, u, ot), ut| {
-                let by_row = match nearest_centre(if popc(o) == 3 { u } else { 0 }, n) {
-                    Some(c) => distance(lane, c),
-                    None => u32::MAX,
-                };
-                let by_column = match nearest_centre(if popc(ot) == 3 { ut } else { 0 }, n) {
-                    Some(r) => distance(r, lane),
-                    None => u32::MAX,
-                };
-                by_row.min(by_column)
-            })
-            .min_all();
-        if key != u32::MAX && vulnerable_cells {
-            return Branch::Cell {
-                row: key >> 5 & 31,
-                column: key & 31,
+        let first_row = unknown.broadcast(0);
+        if techniques.symmetry && first_row != 0 {
+            return Branch::Row {
+                row: 0,
+                unknown: first_row,
+                has_point: self.points.broadcast(0) != 0,
             };
         }
-        let options = lane_id()
+        if techniques.vulnerable_cells {
+            let open_t = !transposed.empty;
+            let unknown_t = open_t & !transposed.points;
+            let distance = |r: u32, c: u32| {
+                let (dr, dc) = ((2 * r).abs_diff(n - 1), (2 * c).abs_diff(n - 1));
+                (dr * dr + dc * dc) << 10 | r << 5 | c
+            };
+            let key = lane_id()
+                .zip_with(open, |lane, o| (lane, o))
+                .zip_with(unknown, |(lane, o), u| (lane, o, u))
+                .zip_with(open_t, |(lane, o, u), ot| (lane, o, u, ot))
+                .zip_with(unknown_t, |(lane, o, u, ot), ut| {
+                    let by_row = match nearest_centre(if popc(o) == 3 { u } else { 0 }, n) {
+                        Some(c) => distance(lane, c),
+                        None => u32::MAX,
+                    };
+                    let by_column = match nearest_centre(if popc(ot) == 3 { ut } else { 0 }, n) {
+                        Some(r) => distance(r, lane),
+                        None => u32::MAX,
+                    };
+                    by_row.min(by_column)
+                })
+                .min_all();
+            if key != u32::MAX {
+                return Branch::Cell {
+                    row: key >> 5 & 31,
+                    column: key & 31,
+                };
+            }
+        }
+        let scored = techniques.scored_branching;
+        let best = lane_id()
             .zip_with(unknown, |lane, u| (lane, u))
             .zip_with(self.points, |(lane, u), p| {
                 let k = popc(u);
-                match (u, p) {
-                    (0, _) => u32::MAX,
-                    (_, 0) => (k * (k - 1) / 2) << 5 | lane,
-                    _ => k << 5 | lane,
-                }
+                let score = match (u, p, scored) {
+                    (0, _, _) => return u32::MAX,
+                    (_, _, true) => row_score(popc(p), k),
+                    (_, 0, false) => k * (k - 1) / 2,
+                    (_, _, false) => k,
+                };
+                score << 5 | lane
             })
             .min_all();
-        if options == u32::MAX {
+        if best == u32::MAX {
             return Branch::Complete;
         }
-        let row = options & 31;
+        if scored && best >> 5 >= CELL_BRANCH_SCORE {
+            let (row, column) = self.scored_cell(n, lines, transposed, unknown);
+            return Branch::Cell { row, column };
+        }
+        let row = best & 31;
         Branch::Row {
             row,
             unknown: unknown.broadcast(row),
             has_point: self.points.broadcast(row) != 0,
         }
+    }
+
+    /// The unknown cell (of `unknown`, this board's unknown cells on the board) whose two
+    /// children are expected to shrink the search most: the lowest score
+    ///
+    /// 4·(unknown cells in its row) − 11·(empty cells in its column) − 10·(points whose line
+    /// with the cell holds a third cell, outside the cell's row and column),
+    ///
+    /// ties to the centre (L1 distance), then the lowest row and column. The weights are
+    /// those tuned for the published CUDA search: its 3·column unknowns + 4·row unknowns +
+    /// 3·column points − 8·column empties − 10·related points is this plus 3n, since a
+    /// column's unknowns, points and empties add up to n. "Related" there is an offset rule,
+    /// here the exact
+    /// [`PairLines::partners`] masks. A point's relations are added to every cell at once in
+    /// bit-sliced counters ([`SlicedCounts`]), the column empties come from the transposed
+    /// board as six ballots, and each lane scores its own row's cells.
+    #[inline(always)]
+    fn scored_cell(
+        &self,
+        n: u32,
+        lines: &PairLines,
+        transposed: &Transposed,
+        unknown: Lanes<u32>,
+    ) -> (u32, u32) {
+        let column_empty = (transposed.empty & Lanes::splat(columns(n)))
+            .popc()
+            .ballot_counts();
+        let mut related = Lanes::splat(SlicedCounts::default());
+        let mut rows = self.points.is_nonzero().ballot();
+        while rows != 0 {
+            let row = rows.trailing_zeros();
+            rows &= rows - 1;
+            let mut bits = self.points.broadcast(row);
+            while bits != 0 {
+                let column = bits.trailing_zeros();
+                bits &= bits - 1;
+                let partners = lines.partners(row, column).zip_with(lane_id(), |m, r| {
+                    if r == row { 0 } else { m & !(1 << column) }
+                });
+                related = related.zip_with(partners, |mut counts, m| {
+                    counts.add(m);
+                    counts
+                });
+            }
+        }
+        let key = lane_id()
+            .zip_with(unknown, |lane, u| (lane, u))
+            .zip_with(related, |(lane, u), related| {
+                let row_unknown = popc(u);
+                let mut best = u32::MAX;
+                let mut left = u;
+                while left != 0 {
+                    let c = left.trailing_zeros();
+                    left &= left - 1;
+                    let score =
+                        1024 + 4 * row_unknown - 11 * column_empty.get(c) - 10 * related.get(c);
+                    let distance = (2 * lane).abs_diff(n - 1) + (2 * c).abs_diff(n - 1);
+                    best = best.min(score << 20 | distance << 10 | lane << 5 | c);
+                }
+                best
+            })
+            .min_all();
+        (key >> 5 & 31, key & 31)
+    }
+}
+
+/// Row scores from this value on make [`Cells::branch`] branch on a single cell instead (with
+/// scored branching): a row with no point and 7 unknown cells (21 pairs), or one point and 4.
+pub const CELL_BRANCH_SCORE: u32 = 20;
+
+/// How costly a row with `points` points and `unknown` unknown cells is to branch on, lower
+/// first: with no point, its pairs C(u, 2); with one point, 5, 9, 14, 20 for 1..4 unknowns and
+/// 8 per unknown up to 8 (6 per unknown beyond). A one-point row weighs more than its u
+/// children because each of them settles only one cell. The table is the published CUDA
+/// search's tuning, which our measurements (docs/BENCHMARKS.md, the technique table) kept.
+#[inline(always)]
+pub fn row_score(points: u32, unknown: u32) -> u32 {
+    match points {
+        0 => unknown * unknown.saturating_sub(1) / 2,
+        1 if unknown <= 4 => (0x14_0E_09_05_00u64 >> (8 * unknown)) as u32 & 0xFF,
+        1 if unknown <= 8 => 8 * unknown,
+        1 => 6 * unknown,
+        _ => unknown,
     }
 }

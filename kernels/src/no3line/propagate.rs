@@ -3,7 +3,8 @@
 
 use super::cells::{Branch, Cells, Transposed};
 use super::pairs::PairLines;
-use crate::bits::lowest_bit;
+use super::symmetry::nearest_centre;
+use crate::bits::{lowest_bit, popc};
 use crate::slab::LaneSlab;
 
 /// Words one stored board takes (on a stack, in a start list, in a hand-over): its points and
@@ -18,8 +19,15 @@ pub struct Techniques {
     /// Drop boards none of whose completions is canonical; off, every configuration is
     /// reported, not one per orbit.
     pub symmetry: bool,
-    /// Branch on vulnerable cells first; off, always on the row with the fewest options.
+    /// Branch on vulnerable cells first; off, always on a row (or a scored cell).
     pub vulnerable_cells: bool,
+    /// Choose the row by [`row_score`](super::cells::row_score), and branch on a scored
+    /// cell when every row is wide; off, the row with the fewest ways to finish.
+    pub scored_branching: bool,
+    /// A row's children place one point each, centre-out, the cells tried before it empty
+    /// ([`expand`]; the first row under symmetry excepted); off, each child completes the
+    /// row (every pair of its unknown cells).
+    pub sequential_rows: bool,
 }
 
 impl Techniques {
@@ -27,11 +35,17 @@ impl Techniques {
     pub const ALL: Techniques = Techniques {
         symmetry: true,
         vulnerable_cells: true,
+        scored_branching: true,
+        sequential_rows: true,
     };
 
-    /// Bit 0: symmetry, bit 1: vulnerable cells.
+    /// Bit 0: symmetry, bit 1: vulnerable cells, bit 2: scored branching, bit 3: sequential
+    /// rows.
     pub fn bits(self) -> u32 {
-        u32::from(self.symmetry) | u32::from(self.vulnerable_cells) << 1
+        u32::from(self.symmetry)
+            | u32::from(self.vulnerable_cells) << 1
+            | u32::from(self.scored_branching) << 2
+            | u32::from(self.sequential_rows) << 3
     }
 
     /// The inverse of [`bits`](Self::bits).
@@ -40,6 +54,8 @@ impl Techniques {
         Techniques {
             symmetry: bits & 1 != 0,
             vulnerable_cells: bits & 2 != 0,
+            scored_branching: bits & 4 != 0,
+            sequential_rows: bits & 8 != 0,
         }
     }
 }
@@ -97,11 +113,31 @@ pub fn expand(
             children += 1;
         }
     };
-    match node.branch(n, techniques.vulnerable_cells, &Transposed::of(node)) {
+    match node.branch(n, techniques, lines, &Transposed::of(node)) {
         Branch::Complete => complete(node),
         Branch::Cell { row, column } => {
             settled(node.with_empty(row, column));
             settled(node.with_points(row, 1 << column));
+        }
+        Branch::Row {
+            row,
+            unknown,
+            has_point,
+        } if techniques.sequential_rows && !(techniques.symmetry && row == 0) => {
+            // Child i: a point at the i-th cell centre-out, the cells before it empty. A row
+            // without a point needs two, so its last cell is never its first point. (Not the
+            // first row under symmetry: the canonical test prunes once it has both points,
+            // so it gets them in one step.)
+            let mut tried = *node;
+            let mut left = unknown;
+            while popc(left) > u32::from(!has_point) {
+                let Some(column) = nearest_centre(left, n) else {
+                    break;
+                };
+                settled(tried.with_points(row, 1 << column));
+                tried = tried.with_empty(row, column);
+                left ^= 1 << column;
+            }
         }
         Branch::Row {
             row,
@@ -394,7 +430,7 @@ mod tests {
         let orbits = [4, 5, 11, 22, 57];
         let totals = [11, 32, 50, 132, 380];
         for n in 4..=8u32 {
-            for bits in 0..4 {
+            for bits in 0..16 {
                 let techniques = Techniques::from_bits(bits);
                 let (found, _) = search(n, techniques);
                 let expected = if techniques.symmetry { orbits } else { totals };

@@ -1,6 +1,7 @@
 //! Warp votes: every lane contributes a `bool`, every lane receives the combined answer.
 
 use super::Lanes;
+use crate::bits::SlicedCounts;
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
@@ -65,6 +66,18 @@ impl Lanes<bool> {
     #[inline(always)]
     pub fn all(self) -> bool {
         self.0.iter().all(|&bit| bit)
+    }
+}
+
+impl Lanes<u32> {
+    /// Each lane's value (below 64) as the count of its bit position: lane `i`'s value becomes
+    /// position `i`'s count of the result, in every lane. The warp's values transposed into
+    /// six bit planes — six ballots, the same code on both forms.
+    #[inline(always)]
+    pub fn ballot_counts(self) -> SlicedCounts {
+        SlicedCounts::from_planes(
+            [0, 1, 2, 3, 4, 5].map(|k| self.map(|v| v >> k & 1 != 0).ballot()),
+        )
     }
 }
 

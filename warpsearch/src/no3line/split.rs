@@ -37,16 +37,22 @@ pub(crate) enum Engine {
     Propagate(Techniques),
 }
 
-/// The engine and its switches from the environment: `WARPSEARCH_NO3LINE_ENGINE=rows`,
-/// `WARPSEARCH_NO3LINE_PRUNING=off|first-row`, `WARPSEARCH_NO3LINE_BRANCHING=rows` (no
-/// vulnerable cells), for the technique table.
+/// The engine and its switches from the environment, for the technique table:
+/// `WARPSEARCH_NO3LINE_ENGINE=rows`, `WARPSEARCH_NO3LINE_PRUNING=off|first-row`,
+/// `WARPSEARCH_NO3LINE_BRANCHING=rows|vulnerable` (the fewest-options row only; vulnerable
+/// cells, then that row — default: vulnerable cells, then scored rows and cells) and
+/// `WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs` (a row's children complete it; default: one point
+/// each, centre-out).
 pub(crate) fn engine() -> Engine {
     if std::env::var("WARPSEARCH_NO3LINE_ENGINE").as_deref() == Ok("rows") {
         return Engine::Rows(pruning());
     }
+    let branching = std::env::var("WARPSEARCH_NO3LINE_BRANCHING");
     Engine::Propagate(Techniques {
         symmetry: pruning() != Pruning::Off,
-        vulnerable_cells: std::env::var("WARPSEARCH_NO3LINE_BRANCHING").as_deref() != Ok("rows"),
+        vulnerable_cells: branching.as_deref() != Ok("rows"),
+        scored_branching: !matches!(branching.as_deref(), Ok("rows" | "vulnerable")),
+        sequential_rows: std::env::var("WARPSEARCH_NO3LINE_ROW_CHILDREN").as_deref() != Ok("pairs"),
     })
 }
 
