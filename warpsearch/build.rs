@@ -11,5 +11,9 @@
 //! waits on the outer build's lock nor is thrown away by `cargo clean -p warpsearch`.
 
 fn main() {
-    warpsearch_builder::Builder::new("../kernels").embed("kernels.ptx", false);
+    warpsearch_builder::Builder::new("../kernels")
+        // 88 registers unbounded (20 warps a multiprocessor, latency-bound: docs/notes/
+        // no3line-gpu.md); 64 fit without a spill and make it 32.
+        .max_registers("warpsearch_no3line_propagate", 64)
+        .embed("kernels.ptx", false);
 }

@@ -62,6 +62,9 @@ pub enum BuildError {
         /// The first error lines of the compiler.
         detail: String,
     },
+    /// A register limit names a kernel the PTX does not define.
+    #[error("max_registers: the PTX has no entry function `{0}`")]
+    NoSuchKernel(String),
     /// A configuration file could not be read or understood.
     #[error("{path}: {detail}")]
     Config {
@@ -272,6 +275,7 @@ pub struct Builder {
     target_cpu: String,
     target_dir: Option<PathBuf>,
     env_prefix: String,
+    register_limits: Vec<(String, u32)>,
 }
 
 impl Builder {
@@ -284,7 +288,18 @@ impl Builder {
             target_cpu: DEFAULT_TARGET_CPU.into(),
             target_dir: None,
             env_prefix: "WARPSEARCH".into(),
+            register_limits: Vec::new(),
         }
+    }
+
+    /// Caps the registers of the entry function `kernel` at `count` (a PTX `.maxnreg`
+    /// directive, what CUDA C's `__launch_bounds__` or `-maxrregcount` would ask): fewer
+    /// registers a thread, more resident warps to hide memory latency — at the risk of
+    /// spills, which the ptxas report shows. Applied to the PTX [`build`](Self::build)
+    /// returns.
+    pub fn max_registers(mut self, kernel: &str, count: u32) -> Builder {
+        self.register_limits.push((kernel.into(), count));
+        self
     }
 
     /// The GPU architecture the PTX targets (`sm_80` by default).
@@ -405,11 +420,25 @@ impl Builder {
                 detail: first_errors(&output.stderr),
             });
         }
-        Ok(target_dir
+        let deps = target_dir
             .join("nvptx64-nvidia-cuda")
             .join("ptx")
-            .join("deps")
-            .join(format!("{library}.s")))
+            .join("deps");
+        let emitted = deps.join(format!("{library}.s"));
+        if self.register_limits.is_empty() {
+            return Ok(emitted);
+        }
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| BuildError::Io { path, source }
+        };
+        let mut ptx = fs::read_to_string(&emitted).map_err(io(&emitted))?;
+        for (kernel, count) in &self.register_limits {
+            ptx = limit_registers(&ptx, kernel, *count)?;
+        }
+        let limited = deps.join(format!("{library}.ptx"));
+        fs::write(&limited, ptx).map_err(io(&limited))?;
+        Ok(limited)
     }
 
     /// The `ptxas` to check the PTX with: `<PREFIX>_PTXAS`, else `ptxas` on the PATH.
@@ -532,6 +561,24 @@ impl Builder {
     }
 }
 
+/// `ptx` with the entry function `kernel` capped at `count` registers: a `.maxnreg`
+/// directive between its parameter list and its body (replacing one already there).
+pub fn limit_registers(ptx: &str, kernel: &str, count: u32) -> Result<String, BuildError> {
+    let missing = || BuildError::NoSuchKernel(kernel.into());
+    let entry = ptx.find(&format!(".entry {kernel}(")).ok_or_else(missing)?;
+    let body = entry + ptx[entry..].find('{').ok_or_else(missing)?;
+    let header = &ptx[entry..body];
+    let header = match header.find(".maxnreg") {
+        Some(at) => header[..at].trim_end().to_string(),
+        None => header.trim_end().to_string(),
+    };
+    Ok(format!(
+        "{}{header}\n.maxnreg {count}\n{}",
+        &ptx[..entry],
+        &ptx[body..]
+    ))
+}
+
 /// One line per entry function of a `ptxas -v` report: registers, stack frame and spills.
 pub fn resource_lines(report: &str, arch: &str) -> Vec<String> {
     let mut lines = Vec::new();
@@ -563,6 +610,21 @@ pub fn resource_lines(report: &str, arch: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn register_limits_go_between_the_parameters_and_the_body() {
+        let ptx = ".visible .entry a(\n\t.param .u32 a_0\n)\n{\n\tret;\n}\n\
+                   .visible .entry b(\n\t.param .u32 b_0\n)\n{\n\tret;\n}\n";
+        let limited = limit_registers(ptx, "b", 64).unwrap();
+        assert_eq!(limited, ptx.replace("b_0\n)\n{", "b_0\n)\n.maxnreg 64\n{"));
+        // A second limit replaces the first; an unknown kernel is an error.
+        let again = limit_registers(&limited, "b", 48).unwrap();
+        assert_eq!(again, ptx.replace("b_0\n)\n{", "b_0\n)\n.maxnreg 48\n{"));
+        assert!(matches!(
+            limit_registers(ptx, "c", 64),
+            Err(BuildError::NoSuchKernel(_))
+        ));
+    }
 
     #[test]
     fn ptxas_reports_become_one_line_per_kernel() {

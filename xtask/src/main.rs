@@ -287,7 +287,7 @@ fn ptx() -> Result<PathBuf> {
         .args(["build", "--package", "warpsearch"])
         .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut build, "building the PTX")?;
-    let source = target_dir().join("kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.s");
+    let source = target_dir().join("kernels/nvptx64-nvidia-cuda/ptx/deps/kernels.ptx");
     let out_dir = target_dir().join("ptx");
     fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
     let ptx = out_dir.join("kernels.ptx");
