@@ -13,6 +13,8 @@
 #                    and a checkpointed one-GPU run
 #   scale            every count on all GPUs and on GPU 0 (NO3="13 14", NQ="20 21 22"),
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
+#   ab               the same runs with several builds, interleaved: BINS="carry/warpsearch carry/other",
+#                    WHAT=no3line, NS="13 14", REPS=2 (LIMIT s each)
 #   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
@@ -121,6 +123,17 @@ scale)
     wait $p1 $p2
     $B merge /tmp/s1.json /tmp/s2.json
     echo "== a GPU that is not there"; $B nqueens 12 --backend gpu --devices 0,7; echo "rc=$?"
+    ;;
+ab)
+    # The same runs with several binaries, interleaved, to compare builds (BINS, WHAT, NS, REPS).
+    $B no3line 12 --backend gpu > /dev/null   # warm-up
+    for n in ${NS:-13 14}; do
+        for k in $(seq "${REPS:-2}"); do
+            for b in ${BINS:-$B}; do
+                run "$(basename "$b") ${WHAT:-no3line} $n" "${LIMIT:-200}" "$b" ${WHAT:-no3line} "$n" --backend gpu || exit 1
+            done
+        done
+    done
     ;;
 profile-nqueens)
     profile warpsearch_nqueens_constellation $B nqueens 18 --backend gpu --devices 0
