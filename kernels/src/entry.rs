@@ -644,6 +644,8 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             tasks.store_board(index, board.points)
         }) {
             Ok(expanded) => expanded,
+            // A full stack (`ShareSubtree` never cancels: the host stops a launch through
+            // `control[1]`).
             Err(_) => {
                 if lane == 0 {
                     overflow.fetch_add(1, Ordering::Relaxed);

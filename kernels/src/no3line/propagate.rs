@@ -65,6 +65,10 @@ impl Techniques {
 pub enum Stopped {
     /// The stack was full: the search needs more than the capacity it was given.
     StackFull,
+    /// [`Share::cancelled`] said so (CPU only: on the GPU a second variant, even unused,
+    /// cost the kernel registers).
+    #[cfg(not(target_arch = "nvptx64"))]
+    Cancelled,
 }
 
 /// `cells` propagated to a fixpoint and checked against the symmetries: a *node* of the
@@ -172,6 +176,13 @@ pub trait Share {
     fn wanted(&self) -> bool;
     /// Hands `board` over; false when nobody took it (the search keeps it).
     fn give(&self, board: &Cells) -> bool;
+    /// Whether the search should stop now, unfinished (asked every [`SHARE_EVERY`] nodes, on
+    /// the CPU only; never, unless overridden): a CPU thread's way to honour Ctrl-C inside a
+    /// long subtree.
+    #[inline(always)]
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Shares nothing: the CPU's searches, and GPU launches without a handoff region.
@@ -236,7 +247,7 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
 
     /// Visits every board below `start` (any board: it is [`settle`]d first, which leaves a
     /// node as it is), calls `complete` with each canonical configuration, and returns the
-    /// nodes expanded, or why it stopped. While boards
+    /// nodes expanded, or why it stopped early. While boards
     /// are pending and `share` wants one, the oldest (the shallowest, so the largest subtree)
     /// is handed over instead of searched here.
     #[inline(always)]
@@ -287,6 +298,12 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
                     self.load(wrap(bottom + pending))
                 }
             };
+            // CPU only, like `Stopped::Cancelled`: a GPU launch is stopped between subtrees
+            // (its work list's stop word).
+            #[cfg(not(target_arch = "nvptx64"))]
+            if nodes & (SHARE_EVERY - 1) == 0 && share.cancelled() {
+                return Err(Stopped::Cancelled);
+            }
             if pending > 0
                 && nodes & (SHARE_EVERY - 1) == 0
                 && share.wanted()
@@ -410,6 +427,45 @@ mod tests {
             expected.sort();
             assert_eq!((found, nodes), (expected, expected_nodes), "n = {n}");
         }
+    }
+
+    /// Asks the search to stop at the `after`-th look.
+    struct StopAfter {
+        after: u32,
+        looks: core::cell::Cell<u32>,
+    }
+
+    impl Share for StopAfter {
+        fn wanted(&self) -> bool {
+            false
+        }
+        fn give(&self, _: &Cells) -> bool {
+            false
+        }
+        fn cancelled(&self) -> bool {
+            self.looks.set(self.looks.get() + 1);
+            self.looks.get() >= self.after
+        }
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_within_a_few_nodes() {
+        let n = 10;
+        let words = table(n);
+        let lines = PairLines::new(n, &words);
+        let mut stack = vec![Lanes::splat(0u32); WORDS_PER_BOARD as usize * 4096];
+        let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 4096);
+        let stop = StopAfter {
+            after: 3,
+            looks: Default::default(),
+        };
+        let mut found = 0;
+        assert_eq!(
+            search.run(&Cells::new(n), &stop, |_| found += 1),
+            Err(Stopped::Cancelled)
+        );
+        assert_eq!(stop.looks.get(), 3);
+        assert!(found < 156);
     }
 
     #[test]

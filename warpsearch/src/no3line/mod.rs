@@ -27,7 +27,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use kernels::handoff::Handoff;
 use kernels::no3line::cells::Cells;
 use kernels::no3line::pairs::PairLines;
-use kernels::no3line::propagate::{Keep, Propagating, Techniques, WORDS_PER_BOARD, expand, settle};
+use kernels::no3line::propagate::{
+    Propagating, Share, Stopped, Techniques, WORDS_PER_BOARD, expand, settle,
+};
 use kernels::no3line::search::slab_words;
 use kernels::no3line::{
     DepthFirst, LineTable, MAX_PREFIX_ROWS, Prefix, Pruning, enumerate_prefixes,

@@ -62,8 +62,11 @@ pub(crate) fn search_cpu(
                                 CPU_STACK_BOARDS,
                             );
                             let nodes = search
-                                .run(start, &Keep, |b| report(&b.points.to_array()))
-                                .map_err(|_| stack_full(CPU_STACK_BOARDS))?;
+                                .run(start, &StopOn(control), |b| report(&b.points.to_array()))
+                                .map_err(|stopped| match stopped {
+                                    Stopped::StackFull => stack_full(CPU_STACK_BOARDS),
+                                    Stopped::Cancelled => Error::Interrupted,
+                                })?;
                             progress.advance(1);
                             Ok(nodes)
                         },
@@ -74,6 +77,22 @@ pub(crate) fn search_cpu(
     };
     progress.finish();
     nodes.into_iter().collect()
+}
+
+/// A CPU thread's search shares nothing and stops when the run is cancelled (checked every
+/// few nodes, so Ctrl-C does not wait for a long subtree to end).
+struct StopOn<'c>(&'c RunControl);
+
+impl Share for StopOn<'_> {
+    fn wanted(&self) -> bool {
+        false
+    }
+    fn give(&self, _: &Cells) -> bool {
+        false
+    }
+    fn cancelled(&self) -> bool {
+        self.0.cancelled()
+    }
 }
 
 /// The GPU kernel that searches `subtrees`, with its dynamic shared memory per block.
