@@ -475,7 +475,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "about 1 and 8 minutes on 2 cores; run by `cargo xtask test`"]
+    #[ignore = "about 6 and 60 seconds on 2 cores; run by `cargo xtask test`"]
     fn class_counts_match_the_known_values_for_n_11_and_12() {
         for n in [11, 12] {
             let counts = count(n, &Options::default()).unwrap();
