@@ -329,19 +329,36 @@ mod tests {
         words
     }
 
-    /// The configurations the search reports (each orbit's canonical member), and its nodes.
-    pub(crate) fn search(n: u32, techniques: Techniques) -> (Vec<Vec<u32>>, u64) {
+    /// Calls `f` with a search of size `n` and a stack of `capacity` boards.
+    fn with_search<R>(
+        n: u32,
+        techniques: Techniques,
+        capacity: u32,
+        f: impl FnOnce(&mut Propagating<'_, &mut [Lanes<u32>]>) -> R,
+    ) -> R {
         let words = table(n);
         let lines = PairLines::new(n, &words);
-        let mut stack = vec![Lanes::splat(0u32); WORDS_PER_BOARD as usize * 4096];
-        let mut search = Propagating::new(n, techniques, &lines, stack.as_mut_slice(), 4096);
-        let mut found = Vec::new();
-        let nodes = search
-            .run(&Cells::new(n), &Keep, |c| {
-                found.push(c.points.to_array()[..n as usize].to_vec())
-            })
-            .expect("a stack of 4096 boards is enough for n ≤ 10");
-        (found, nodes)
+        let mut stack = vec![Lanes::splat(0u32); (WORDS_PER_BOARD * capacity) as usize];
+        f(&mut Propagating::new(
+            n,
+            techniques,
+            &lines,
+            stack.as_mut_slice(),
+            capacity,
+        ))
+    }
+
+    /// The configurations the search reports (each orbit's canonical member), and its nodes.
+    pub(crate) fn search(n: u32, techniques: Techniques) -> (Vec<Vec<u32>>, u64) {
+        with_search(n, techniques, 4096, |search| {
+            let mut found = Vec::new();
+            let nodes = search
+                .run(&Cells::new(n), &Keep, |c| {
+                    found.push(c.points.to_array()[..n as usize].to_vec())
+                })
+                .expect("a stack of 4096 boards is enough for n ≤ 10");
+            (found, nodes)
+        })
     }
 
     fn valid(rows: &[u32]) -> bool {
@@ -401,11 +418,6 @@ mod tests {
     fn boards_handed_over_and_searched_elsewhere_give_the_same_search() {
         for n in 6..=9u32 {
             let (mut expected, expected_nodes) = search(n, Techniques::ALL);
-            let words = table(n);
-            let lines = PairLines::new(n, &words);
-            let mut stack = vec![Lanes::splat(0u32); WORDS_PER_BOARD as usize * 4096];
-            let mut search =
-                Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 4096);
             let share = Collect {
                 taken: Default::default(),
                 looks: Default::default(),
@@ -413,15 +425,17 @@ mod tests {
             let mut found = Vec::new();
             let (mut nodes, mut handed) = (0, 0);
             let mut todo = vec![Cells::new(n)];
-            while let Some(start) = todo.pop() {
-                nodes += search
-                    .run(&start, &share, |c| {
-                        found.push(c.points.to_array()[..n as usize].to_vec())
-                    })
-                    .unwrap();
-                handed += share.taken.borrow().len();
-                todo.append(&mut share.taken.borrow_mut());
-            }
+            with_search(n, Techniques::ALL, 4096, |search| {
+                while let Some(start) = todo.pop() {
+                    nodes += search
+                        .run(&start, &share, |c| {
+                            found.push(c.points.to_array()[..n as usize].to_vec())
+                        })
+                        .unwrap();
+                    handed += share.taken.borrow().len();
+                    todo.append(&mut share.taken.borrow_mut());
+                }
+            });
             assert!(handed > 5, "n = {n}: only {handed} boards handed over");
             found.sort();
             expected.sort();
@@ -451,19 +465,15 @@ mod tests {
     #[test]
     fn a_cancelled_search_stops_within_a_few_nodes() {
         let n = 10;
-        let words = table(n);
-        let lines = PairLines::new(n, &words);
-        let mut stack = vec![Lanes::splat(0u32); WORDS_PER_BOARD as usize * 4096];
-        let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 4096);
         let stop = StopAfter {
             after: 3,
             looks: Default::default(),
         };
         let mut found = 0;
-        assert_eq!(
-            search.run(&Cells::new(n), &stop, |_| found += 1),
-            Err(Stopped::Cancelled)
-        );
+        let result = with_search(n, Techniques::ALL, 4096, |search| {
+            search.run(&Cells::new(n), &stop, |_| found += 1)
+        });
+        assert_eq!(result, Err(Stopped::Cancelled));
         assert_eq!(stop.looks.get(), 3);
         assert!(found < 156);
     }
@@ -471,14 +481,10 @@ mod tests {
     #[test]
     fn a_full_stack_stops_the_search_with_an_error() {
         let n = 8;
-        let words = table(n);
-        let lines = PairLines::new(n, &words);
-        let mut stack = vec![Lanes::splat(0u32); WORDS_PER_BOARD as usize * 2];
-        let mut search = Propagating::new(n, Techniques::ALL, &lines, stack.as_mut_slice(), 2);
-        assert_eq!(
-            search.run(&Cells::new(n), &Keep, |_| {}),
-            Err(Stopped::StackFull)
-        );
+        let result = with_search(n, Techniques::ALL, 2, |search| {
+            search.run(&Cells::new(n), &Keep, |_| {})
+        });
+        assert_eq!(result, Err(Stopped::StackFull));
     }
 
     #[test]
