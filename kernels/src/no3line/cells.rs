@@ -231,7 +231,8 @@ impl Cells {
     /// 2. Else the row that is cheapest to split ([`row_score`]; without
     ///    `techniques.scored_branching`, the row with the fewest ways to finish).
     /// 3. With `techniques.scored_branching`, when even that row is wide (score ≥
-    ///    [`CELL_BRANCH_SCORE`]), a single cell instead: [`scored_cell`](Self::scored_cell).
+    ///    [`CELL_BRANCH_SCORE`]), a single cell instead: the lowest by a cell score
+    ///    (`scored_cell`).
     #[inline(always)]
     pub fn branch(
         &self,
@@ -320,10 +321,9 @@ impl Cells {
     /// those tuned for the published CUDA search: its 3·column unknowns + 4·row unknowns +
     /// 3·column points − 8·column empties − 10·related points is this plus 3n, since a
     /// column's unknowns, points and empties add up to n. "Related" there is an offset rule,
-    /// here the exact
-    /// [`PairLines::partners`] masks. A point's relations are added to every cell at once in
-    /// bit-sliced counters ([`SlicedCounts`]), the column empties come from the transposed
-    /// board as six ballots, and each lane scores its own row's cells.
+    /// here the exact [`PairLines::partners`] masks. A point's relations are added to every
+    /// cell at once in bit-sliced counters ([`SlicedCounts`]), the column empties come from
+    /// the transposed board as six ballots, and each lane scores its own row's cells.
     #[inline(always)]
     fn scored_cell(
         &self,

@@ -185,7 +185,9 @@ pub trait Share {
     }
 }
 
-/// Shares nothing: the CPU's searches, and GPU launches without a handoff region.
+/// Shares nothing and never stops early: a plain search of one subtree to its end. (The CPU
+/// backend's threads use a `Share` that stops on Ctrl-C; GPU warps one around the launch's
+/// hand-over region.)
 pub struct Keep;
 
 impl Share for Keep {
@@ -247,9 +249,9 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
 
     /// Visits every board below `start` (any board: it is [`settle`]d first, which leaves a
     /// node as it is), calls `complete` with each canonical configuration, and returns the
-    /// nodes expanded, or why it stopped early. While boards
-    /// are pending and `share` wants one, the oldest (the shallowest, so the largest subtree)
-    /// is handed over instead of searched here.
+    /// nodes expanded, or why it stopped early. While boards are pending and `share` wants
+    /// one, the oldest (the shallowest, so the largest subtree) is handed over instead of
+    /// searched here.
     #[inline(always)]
     pub fn run(
         &mut self,
