@@ -71,6 +71,7 @@ no3line)
     echo "== bench no3line n=2..13 (median of 3)"; timeout 200 $B bench no3line --from 2 --to 13 --repeat 3 --backend gpu
     echo "== technique table, n=13"
     run "all on" 60 $B no3line 13 --backend gpu
+    run "images on partial boards" 60 env WARPSEARCH_NO3LINE_IMAGES=partial $B no3line 13 --backend gpu
     run "pair children" 60 env WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs $B no3line 13 --backend gpu
     run "unscored (vulnerable, rows)" 60 env WARPSEARCH_NO3LINE_BRANCHING=vulnerable $B no3line 13 --backend gpu
     run "unscored, pair children" 60 env WARPSEARCH_NO3LINE_BRANCHING=vulnerable WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs $B no3line 13 --backend gpu

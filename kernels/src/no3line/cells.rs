@@ -106,6 +106,12 @@ impl Cells {
         !(self.points | self.empty)
     }
 
+    /// Whether every cell is known: a configuration (one vote).
+    #[inline(always)]
+    pub fn is_complete(&self) -> bool {
+        !self.unknown().is_nonzero().any()
+    }
+
     /// The board with points added to row `row` at the columns of `bits` (unknown cells).
     #[inline(always)]
     pub fn with_points(&self, row: u32, bits: u32) -> Cells {

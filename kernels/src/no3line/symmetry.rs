@@ -5,8 +5,8 @@
 //! order**: rows compared from the first, each read as a binary number (bit `c` = column `c`)
 //! — the order the host uses to pick the representative it counts and writes. The search's
 //! first branch is on row 0, so from the top of the tree on, a board whose border lines
-//! cannot reach its first row's value is dropped, and deeper down every image is compared
-//! cell by cell as far as the known cells allow.
+//! cannot reach its first row's value is dropped, and a complete board is compared with
+//! every image.
 
 use super::cells::{Cells, Transposed};
 use crate::bits::{bit_reverse, popc};
@@ -109,47 +109,44 @@ impl Cells {
     /// column, read either way. Once the first row is known (value `v`), each border line
     /// must still be able to reach `v`; its best completion takes its highest open cells.
     /// The same counting argument as the row search's [`Pruning::Canonical`]
-    /// (super::Pruning::Canonical), and it works from the root on.
+    /// (super::Pruning::Canonical), and it works from the root on: the test every settled
+    /// board gets.
+    ///
+    /// The border columns are read with one ballot per bit-plane (bit 0 or bit `n − 1` of
+    /// every row): no transpose.
     #[inline(always)]
-    fn border_lines_can_reach_the_first_row(
-        &self,
-        n: u32,
-        transposed: (Lanes<u32>, Lanes<u32>),
-    ) -> bool {
+    pub fn border_lines_can_reach_the_first_row(&self, n: u32) -> bool {
         let first = self.points.broadcast(0);
         if popc(first) < 2 {
             return true;
         }
         let columns = u32::MAX >> (32 - n);
-        let line = |(points, empty): (Lanes<u32>, Lanes<u32>), lane: u32| {
-            (points.broadcast(lane), !empty.broadcast(lane) & columns)
+        let open = !self.empty;
+        let row = |lane: u32| (self.points.broadcast(lane), open.broadcast(lane) & columns);
+        let column = |bit: u32| {
+            let has = |x: Lanes<u32>| x.map(|row| row >> bit & 1 == 1).ballot();
+            (has(self.points), has(open))
         };
         let reverse = |x: u32| bit_reverse(x) >> (32 - n);
-        let board = (self.points, self.empty);
         // Written out rather than as a loop over an array: an array indexed in a loop that
         // is not unrolled would live in local memory on the GPU.
         let reaches = |(points, open): (u32, u32)| {
             best_value(points, open) >= first && best_value(reverse(points), reverse(open)) >= first
         };
-        reaches(line(board, 0))
-            && reaches(line(board, n - 1))
-            && reaches(line(transposed, 0))
-            && reaches(line(transposed, n - 1))
+        reaches(row(0)) && reaches(row(n - 1)) && reaches(column(0)) && reaches(column(n - 1))
     }
 
-    /// True when no completion of this board can be its orbit's representative: some image
-    /// under the 7 other symmetries is smaller whatever the unknown cells become.
+    /// True when some image of this board under the 7 other symmetries is smaller in the row
+    /// order whatever its unknown cells become. On a complete board: it is not its orbit's
+    /// representative.
     ///
     /// The images are built from the known points and known-empty cells, `transposed` for
     /// the four symmetries that swap rows and columns, `brev` for the column mirror and a
     /// shuffle for the row mirror.
     #[inline(always)]
-    pub fn cannot_be_canonical(&self, n: u32, transposed: &Transposed) -> bool {
+    pub fn has_smaller_image(&self, n: u32, transposed: &Transposed) -> bool {
         let board = (self.points, self.empty);
         let transposed = (transposed.points, transposed.empty);
-        if !self.border_lines_can_reach_the_first_row(n, transposed) {
-            return true;
-        }
         let mirror = |(p, e): (Lanes<u32>, Lanes<u32>)| (flip_columns(p, n), flip_columns(e, n));
         let upend = |(p, e): (Lanes<u32>, Lanes<u32>)| (flip_rows(p, n), flip_rows(e, n));
         // Each image with the cells it maps to themselves (always equal in both boards).

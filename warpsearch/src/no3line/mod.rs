@@ -415,7 +415,7 @@ mod tests {
         });
         let techniques = Techniques {
             symmetry: false,
-            ..Techniques::ALL
+            ..Techniques::DEFAULT
         };
         let part = Subtrees::Boards(vec![start], techniques);
         let pool = cpu_pool(Some(2)).unwrap();

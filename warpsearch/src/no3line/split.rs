@@ -42,7 +42,8 @@ pub(crate) enum Engine {
 /// `WARPSEARCH_NO3LINE_BRANCHING=rows|vulnerable` (the fewest-options row only; vulnerable
 /// cells, then that row — default: vulnerable cells, then scored rows and cells) and
 /// `WARPSEARCH_NO3LINE_ROW_CHILDREN=pairs` (a row's children complete it; default: one point
-/// each, centre-out).
+/// each, centre-out) and `WARPSEARCH_NO3LINE_IMAGES=partial` (the 7 image comparisons on
+/// every board; default: on complete boards only).
 pub(crate) fn engine() -> Engine {
     if std::env::var("WARPSEARCH_NO3LINE_ENGINE").as_deref() == Ok("rows") {
         return Engine::Rows(pruning());
@@ -53,6 +54,8 @@ pub(crate) fn engine() -> Engine {
         vulnerable_cells: branching.as_deref() != Ok("rows"),
         scored_branching: !matches!(branching.as_deref(), Ok("rows" | "vulnerable")),
         sequential_rows: std::env::var("WARPSEARCH_NO3LINE_ROW_CHILDREN").as_deref() != Ok("pairs"),
+        images_on_partial_boards: std::env::var("WARPSEARCH_NO3LINE_IMAGES").as_deref()
+            == Ok("partial"),
     })
 }
 
