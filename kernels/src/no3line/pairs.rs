@@ -10,8 +10,8 @@ use crate::warp::Lanes;
 /// `n⁵` words (4 MiB at n = 16), then `n³` words of [`partners`](Self::partners); the GPU reads one coalesced word per lane and keeps the hot
 /// part of the table in L2.
 ///
-/// Rows and columns are lines too: a pair in one row marks the rest of the row (the
-/// two-per-row rule would force the same cells).
+/// Rows and columns are lines too (a pair in one row gives the rest of the row), but the
+/// search never asks for them: the two-per-row rule empties the same cells.
 #[derive(Clone, Copy, Debug)]
 pub struct PairLines<'a> {
     n: u32,
@@ -53,7 +53,9 @@ impl<'a> PairLines<'a> {
                         (r, c) = (r + direction * sr, c + direction * sc);
                     }
                 }
-                if any {
+                // A pair in one row or one column needs no marking: the counting rules empty
+                // the rest of a line that holds two points.
+                if any && dr != 0 && dc != 0 {
                     words[Self::partners_entry(n, p) + (q / n) as usize] |= 1 << (q % n);
                 }
             }
@@ -65,9 +67,10 @@ impl<'a> PairLines<'a> {
         (n as usize).pow(5) + p as usize * n as usize
     }
 
-    /// The cells whose line with (`row`, `column`) holds a third cell of the board, as a
-    /// board: pairs outside it need no marking (about half of all pairs at n = 13), so the
-    /// search skips their loads.
+    /// The cells whose line with (`row`, `column`) is neither its row nor its column and holds
+    /// a third cell of the board, as a board: pairs outside it need no marking (about half of
+    /// all pairs at n = 13 have no third cell; a row or column with two points is emptied by
+    /// the counting rules), so the search skips their loads.
     #[inline(always)]
     pub fn partners(&self, row: u32, column: u32) -> Lanes<u32> {
         self.rows_from(Self::partners_entry(self.n, row * self.n + column))
@@ -140,7 +143,8 @@ mod tests {
                     let other = (r, c) != (r1, c1) && (r, c) != (r2, c2);
                     let partners = lines.partners(r1 as u32, c1 as u32);
                     let has_third = (0..n as usize).any(|row| mask.lane(row) != 0);
-                    assert_eq!(partners.lane(r2 as usize) >> c2 & 1 == 1, has_third);
+                    let skew = r1 != r2 && c1 != c2;
+                    assert_eq!(partners.lane(r2 as usize) >> c2 & 1 == 1, has_third && skew);
                     assert_eq!(
                         mask.lane(r as usize) >> c & 1 == 1,
                         collinear && other,
