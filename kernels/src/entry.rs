@@ -543,7 +543,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line(
 /// boards to its subtree (and, fed, to its chunk, which ends with its last piece).
 ///
 /// # Safety
-/// `lines` holds `PairLines::len(n)` words; `starts` `2·32·count` and `nodes` `count` words;
+/// `lines` holds `PairLines::gpu_len(n)` words; `starts` `2·32·count` and `nodes` `count` words;
 /// `boards` `32·capacity`; `stacks` a region for every warp of the grid; `control` (two
 /// words), `found` and `overflow` zeroed; `feed`, `item_slots`, `slot_counters` and
 /// `board_tags` all null, or a fed launch's (see `SubtreeTasks`: then `starts` has room for
@@ -590,10 +590,10 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
     // SAFETY: a null `handoff`, or a zeroed region for every warp of the grid (the contract
     // above); `warp < warps`.
     let handoff = unsafe { Handoff::new(handoff, warps, warp) };
-    // SAFETY: `lines` holds `PairLines::len(n)` words, written before the launch and read-only
-    // during it.
+    // SAFETY: `lines` holds `PairLines::gpu_len(n)` words, written before the launch and
+    // read-only during it.
     let lines = PairLines::new(n, unsafe {
-        core::slice::from_raw_parts(lines, PairLines::len(n))
+        core::slice::from_raw_parts(lines, PairLines::gpu_len(n))
     });
     let mut search = Propagating::new(
         n,

@@ -4,36 +4,76 @@
 use super::gcd;
 use crate::warp::Lanes;
 
-/// For every ordered pair of distinct cells `p`, `q` of an `n`×`n` board, the other lattice
-/// cells on the line through them, as a warp-wide mask (lane `r`: row `r`'s cells, bit `c`:
-/// column `c`). Entry `(p·n² + q)·n + r` holds row `r`'s word, with `p = row·n + column`.
-/// `n⁵` words (4 MiB at n = 16), then `n³` words of [`partners`](Self::partners); the GPU reads one coalesced word per lane and keeps the hot
-/// part of the table in L2.
+/// What the propagating search needs to know about the line through two cells, in three
+/// sections of one table of `u32` words:
 ///
-/// Rows and columns are lines too (a pair in one row gives the rest of the row), but the
-/// search never asks for them: the two-per-row rule empties the same cells.
+/// 1. **Partners** (`n³` words): for every cell, the cells whose line with it is neither a row
+///    nor a column and holds a third cell of the board, as a warp-wide mask ([`partners`](
+///    Self::partners)).
+/// 2. **Offsets** (`(n − 1)·(2n − 1)²` bytes): for a pair going down by `dr > 0` rows and across
+///    by `dc` columns, and a row `t` rows below the upper cell, the column offset from the upper
+///    cell of the line's cell in that row, or `NONE` (no lattice cell there, the row of one of
+///    the two cells, or off every board of this size). Byte `((dr − 1)·w + dc + n − 1)·w +
+///    t + n − 1`, `w = 2n − 1`: 15 KB at n = 16, so the GPU keeps it in L1.
+/// 3. **Lines** (`n⁵` words, 4 MiB at n = 16; the CPU only): for every ordered pair of cells
+///    `p`, `q`, the other cells of their line, row `r` at word `(p·n² + q)·n + r`, with
+///    `p = row·n + column`.
+///
+/// The GPU is given sections 1 and 2 ([`gpu_len`](Self::gpu_len)) and builds a line from
+/// offsets, one byte per lane from L1; the CPU copies `n` words of section 3
+/// ([`through`](Self::through) has the two forms). Rows and columns are lines too, but the
+/// search never asks for them: the two-per-line rule empties the same cells.
 #[derive(Clone, Copy, Debug)]
 pub struct PairLines<'a> {
     n: u32,
     words: &'a [u32],
 }
 
+/// An offset that is no cell: `base + NONE` wraps past every column, so one unsigned compare
+/// rejects it.
+const NONE: i8 = i8::MIN;
+
 impl<'a> PairLines<'a> {
-    /// Words a table for size `n` holds: the lines, then the partner masks.
+    /// Words of the table for size `n`: partners, offsets, lines.
     pub const fn len(n: u32) -> usize {
-        (n as usize).pow(5) + (n as usize).pow(3)
+        Self::gpu_len(n) + (n as usize).pow(5)
     }
 
-    /// Wraps `words` (filled by [`PairLines::fill`], [`len`](Self::len)`(n)` long).
+    /// Words of the sections the GPU reads (partners and offsets): the start of the table.
+    pub const fn gpu_len(n: u32) -> usize {
+        Self::offsets_at(n) + Self::offset_bytes(n).div_ceil(4)
+    }
+
+    /// Where the offsets start (in words).
+    const fn offsets_at(n: u32) -> usize {
+        (n as usize).pow(3)
+    }
+
+    /// Bytes of the offsets section.
+    const fn offset_bytes(n: u32) -> usize {
+        let span = 2 * n as usize - 1;
+        (n as usize - 1) * span * span
+    }
+
+    /// Where the lines start (in words).
+    const fn lines_at(n: u32) -> usize {
+        Self::gpu_len(n)
+    }
+
+    /// Wraps `words` (filled by [`PairLines::fill`]): [`len`](Self::len)`(n)` words on the
+    /// CPU, at least [`gpu_len`](Self::gpu_len)`(n)` on the GPU.
     #[inline(always)]
     pub fn new(n: u32, words: &'a [u32]) -> Self {
         PairLines { n, words }
     }
 
-    /// Fills `words` (`len(n)` long): walks the line through every pair both ways, in steps
-    /// of the pair's offset divided by its gcd (the lattice step), and marks the cells met.
+    /// Fills `words` (zeroed; [`len`](Self::len)`(n)` long, or [`gpu_len`](Self::gpu_len)`(n)`
+    /// for the GPU's sections only): walks the line through every pair both ways, in steps of
+    /// the pair's offset divided by its gcd (the lattice step), and marks the cells met; then
+    /// the offsets, from the same arithmetic.
     pub fn fill(n: u32, words: &mut [u32]) {
         let n_i = n as i32;
+        let with_lines = words.len() >= Self::len(n);
         for p in 0..n * n {
             for q in (0..n * n).filter(|&q| q != p) {
                 let (r1, c1) = ((p / n) as i32, (p % n) as i32);
@@ -47,7 +87,9 @@ impl<'a> PairLines<'a> {
                     let (mut r, mut c) = (r1 + direction * sr, c1 + direction * sc);
                     while (0..n_i).contains(&r) && (0..n_i).contains(&c) {
                         if (r, c) != (r2, c2) {
-                            words[start + r as usize] |= 1 << c;
+                            if with_lines {
+                                words[start + r as usize] |= 1 << c;
+                            }
                             any = true;
                         }
                         (r, c) = (r + direction * sr, c + direction * sc);
@@ -60,17 +102,34 @@ impl<'a> PairLines<'a> {
                 }
             }
         }
+        let span = 2 * n_i - 1;
+        for dr in 1..n_i {
+            for dc in 1 - n_i..n_i {
+                for t in 1 - n_i..n_i {
+                    let on_line = dc != 0 && t != 0 && t != dr && (t * dc) % dr == 0;
+                    let offset = if on_line { t * dc / dr } else { 0 };
+                    let byte = if on_line && offset.abs() < n_i {
+                        offset as i8
+                    } else {
+                        NONE
+                    };
+                    let at = (((dr - 1) * span + dc + n_i - 1) * span + t + n_i - 1) as usize;
+                    let word = &mut words[Self::offsets_at(n) + at / 4];
+                    *word |= u32::from(byte as u8) << (8 * (at % 4));
+                }
+            }
+        }
     }
 
     #[inline(always)]
     fn partners_entry(n: u32, p: u32) -> usize {
-        (n as usize).pow(5) + p as usize * n as usize
+        p as usize * n as usize
     }
 
     /// The cells whose line with (`row`, `column`) is neither its row nor its column and holds
     /// a third cell of the board, as a board: pairs outside it need no marking (about half of
     /// all pairs at n = 13 have no third cell; a row or column with two points is emptied by
-    /// the counting rules), so the search skips their loads.
+    /// the counting rules), so the search skips them.
     #[inline(always)]
     pub fn partners(&self, row: u32, column: u32) -> Lanes<u32> {
         self.rows_from(Self::partners_entry(self.n, row * self.n + column))
@@ -110,16 +169,71 @@ impl<'a> PairLines<'a> {
 
     #[inline(always)]
     fn entry(n: u32, p: u32, q: u32) -> usize {
-        (p as usize * (n * n) as usize + q as usize) * n as usize
+        Self::lines_at(n) + (p as usize * (n * n) as usize + q as usize) * n as usize
+    }
+
+    /// The other cells on the line through (`row`, `column`) and (`row2`, `column2`), two
+    /// cells in different rows and columns (the pairs [`partners`](Self::partners) lists).
+    ///
+    /// GPU: built from the offsets — per lane one `ld.global.s8` (an L1 hit: the section is
+    /// small), an add, an unsigned compare and a shift; the cells' rows, the rows between
+    /// lattice cells and cells off the board read [`NONE`].
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn through(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
+        self.through_by_offsets(row, column, row2, column2)
     }
 
     /// The other cells on the line through (`row`, `column`) and (`row2`, `column2`).
     ///
-    /// GPU: one `ld.global` per lane below `n` (a coalesced `n`-word read).
+    /// CPU twin: a copy of the pair's `n` words of lines (cheaper on a CPU than 32 lanes of
+    /// offset arithmetic; tested equal to the GPU form).
+    #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]
     pub fn through(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
         let n = self.n;
         self.rows_from(Self::entry(n, row * n + column, row2 * n + column2))
+    }
+
+    /// [`through`](Self::through) from the offsets section, as the GPU computes it. The upper
+    /// cell of the pair is the base, so the offsets need only pairs going down.
+    #[cfg(any(target_arch = "nvptx64", test))]
+    #[inline(always)]
+    fn through_by_offsets(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
+        let n = self.n;
+        let (base_row, base_column, dr, dc) = if row < row2 {
+            (row, column, row2 - row, column2.wrapping_sub(column))
+        } else {
+            (row2, column2, row - row2, column.wrapping_sub(column2))
+        };
+        let span = 2 * n - 1;
+        // Byte of lane 0 (t = −base_row); `dc + n − 1` in wrapping arithmetic.
+        let lane_0 =
+            ((dr.wrapping_sub(1)) * span + dc.wrapping_add(n - 1)) * span + (n - 1) - base_row;
+        let first_byte = 4 * Self::offsets_at(n) + lane_0 as usize;
+        crate::warp::lane_id().map(|r| {
+            if r >= n {
+                return 0;
+            }
+            let column = base_column.wrapping_add(self.offset(first_byte + r as usize) as u32);
+            if column < n { 1 << column } else { 0 }
+        })
+    }
+
+    /// Byte `at` of the table, sign-extended. GPU: `ld.global.s8` (the words are
+    /// little-endian, like the CPU's bytes as the host wrote them).
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn offset(&self, at: usize) -> i32 {
+        // SAFETY: `at` is a byte of the offsets section, inside `words` (`gpu_len` words).
+        i32::from(unsafe { *(self.words.as_ptr() as *const i8).add(at) })
+    }
+
+    /// Byte `at` of the table, sign-extended (CPU twin, for the tests of the GPU form).
+    #[cfg(all(not(target_arch = "nvptx64"), test))]
+    #[inline(always)]
+    fn offset(&self, at: usize) -> i32 {
+        i32::from((self.words[at / 4] >> (8 * (at % 4))) as u8 as i8)
     }
 }
 
@@ -151,6 +265,63 @@ mod tests {
                         "pair ({r1},{c1}) ({r2},{c2}), cell ({r},{c})"
                     );
                 }
+            }
+        }
+    }
+
+    /// The cells of the line through two cells in different rows and columns, other than them.
+    fn reference_line(n: u32, (r1, c1): (i32, i32), (r2, c2): (i32, i32)) -> [u32; 32] {
+        let mut rows = [0u32; 32];
+        for r in 0..n as i32 {
+            for c in 0..n as i32 {
+                let collinear = (r2 - r1) * (c - c1) == (r - r1) * (c2 - c1);
+                if collinear && (r, c) != (r1, c1) && (r, c) != (r2, c2) {
+                    rows[r as usize] |= 1 << c;
+                }
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn the_gpu_form_builds_the_same_lines_from_offsets() {
+        for n in [2u32, 3, 7, 12] {
+            let mut words = vec![0; PairLines::len(n)];
+            PairLines::fill(n, &mut words);
+            let lines = PairLines::new(n, &words);
+            for p in 0..n * n {
+                for q in (0..n * n).filter(|q| q / n != p / n && q % n != p % n) {
+                    let (r1, c1, r2, c2) = (p / n, p % n, q / n, q % n);
+                    assert_eq!(
+                        lines.through_by_offsets(r1, c1, r2, c2).to_array(),
+                        lines.through(r1, c1, r2, c2).to_array(),
+                        "n = {n}, pair ({r1},{c1}) ({r2},{c2})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn offsets_alone_serve_every_size_up_to_32() {
+        for n in [17u32, 24, 32] {
+            let mut words = vec![0; PairLines::gpu_len(n)];
+            PairLines::fill(n, &mut words);
+            let lines = PairLines::new(n, &words);
+            let cell = |k: u32| ((k * 7919) % (n * n)) as i32;
+            for k in 0..2000 {
+                let (p, q) = (cell(k), cell(3 * k + 1));
+                let (a, b) = ((p / n as i32, p % n as i32), (q / n as i32, q % n as i32));
+                if a.0 == b.0 || a.1 == b.1 {
+                    continue;
+                }
+                let built =
+                    lines.through_by_offsets(a.0 as u32, a.1 as u32, b.0 as u32, b.1 as u32);
+                assert_eq!(
+                    built.to_array(),
+                    reference_line(n, a, b),
+                    "n = {n}, {a:?} {b:?}"
+                );
             }
         }
     }

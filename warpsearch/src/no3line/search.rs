@@ -211,7 +211,7 @@ impl Launcher {
             "copying line masks to the GPU",
             stream.clone_htod(&match subtrees {
                 Subtrees::Prefixes(..) => line_table(n),
-                Subtrees::Boards(..) => pair_table(n),
+                Subtrees::Boards(..) => gpu_pair_table(n),
             }),
         )?;
         let warps = blocks as usize * GPU_BLOCK as usize / 32;

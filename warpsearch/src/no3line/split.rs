@@ -192,9 +192,17 @@ pub(crate) const MAX_SPLIT_LEVELS: u32 = 24;
 /// error, reported, never a silent undercount.
 pub(crate) const GPU_STACK_BOARDS: u32 = 1024;
 
-/// The whole-line masks of size `n` for every pair of cells (4 MiB at n = 16).
+/// The pair table of size `n` ([`PairLines`]: partners, offsets and whole lines; 4 MiB at n = 16).
 pub(crate) fn pair_table(n: u32) -> Vec<u32> {
     let mut words = vec![0u32; PairLines::len(n)];
+    PairLines::fill(n, &mut words);
+    words
+}
+
+/// The sections of [`pair_table`] the GPU reads (partner masks and line offsets: 31 KB at
+/// n = 16).
+pub(crate) fn gpu_pair_table(n: u32) -> Vec<u32> {
+    let mut words = vec![0u32; PairLines::gpu_len(n)];
     PairLines::fill(n, &mut words);
     words
 }
