@@ -23,7 +23,7 @@
 # Every count is checked against known values by the binary itself (exit status 1 on a
 # mismatch). The log goes to $OUT/device-SUITE.log.
 set -u
-B=carry/warpsearch
+B=${B:-carry/warpsearch}
 suite=${1:-}
 [[ -z $suite ]] && { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 shift
@@ -140,7 +140,13 @@ profile-nqueens)
     profile warpsearch_nqueens_constellation $B nqueens 18 --backend gpu --devices 0
     ;;
 profile-no3line)
-    profile warpsearch_no3line_propagate $B no3line 12 --backend gpu --devices 0
+    profile warpsearch_no3line_propagate $B no3line ${PN:-12} --backend gpu --devices 0
+    # Per SASS instruction: executions and stall samples (CSV beside the log, for reading
+    # which instructions the time goes to).
+    timeout 300 ncu --clock-control none --kernel-name warpsearch_no3line_propagate \
+        --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+        $B no3line ${PN:-12} --backend gpu --devices 0 > "${OUT:-/tmp}/no3line-sass.csv" 2> /dev/null
+    echo "SASS table: $(wc -l < "${OUT:-/tmp}/no3line-sass.csv") lines"
     ;;
 costas)
     for n in $(seq 1 29); do

@@ -134,8 +134,9 @@ impl Cells {
     /// placed before it (new points are taken one at a time, so pairs of new points are met
     /// too), and records the new points as done.
     ///
-    /// Each pair costs one row of [`PairLines`] — a coalesced load — and an `or`; pairs whose
-    /// line holds no third cell are skipped ([`PairLines::partners`]).
+    /// Each pair costs one line of [`PairLines`] (on the GPU a byte per lane from L1) and an
+    /// `or`; pairs whose line holds no third cell, and pairs in one row or column, are
+    /// skipped ([`PairLines::partners`]).
     #[inline(always)]
     fn mark_lines(&mut self, lines: &PairLines) {
         loop {
@@ -148,6 +149,7 @@ impl Cells {
             let bits = fresh.broadcast(row);
             let column = 31 - bits.leading_zeros();
             let mut blocked = self.empty;
+            let from_new = lines.from(row, column);
             let partners = self.done & lines.partners(row, column);
             let mut old_rows = partners.is_nonzero().ballot();
             while old_rows != 0 {
@@ -157,7 +159,7 @@ impl Cells {
                 while old != 0 {
                     let old_column = 31 - old.leading_zeros();
                     old ^= 1 << old_column;
-                    blocked = blocked | lines.through(row, column, old_row, old_column);
+                    blocked = blocked | from_new.to(old_row, old_column);
                 }
             }
             self.empty = blocked;

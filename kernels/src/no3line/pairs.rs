@@ -10,11 +10,13 @@ use crate::warp::Lanes;
 /// 1. **Partners** (`n³` words): for every cell, the cells whose line with it is neither a row
 ///    nor a column and holds a third cell of the board, as a warp-wide mask ([`partners`](
 ///    Self::partners)).
-/// 2. **Offsets** (`(n − 1)·(2n − 1)²` bytes): for a pair going down by `dr > 0` rows and across
-///    by `dc` columns, and a row `t` rows below the upper cell, the column offset from the upper
-///    cell of the line's cell in that row, or `NONE` (no lattice cell there, the row of one of
-///    the two cells, or off every board of this size). Byte `((dr − 1)·w + dc + n − 1)·w +
-///    t + n − 1`, `w = 2n − 1`: 15 KB at n = 16, so the GPU keeps it in L1.
+/// 2. **Offsets** (`(2n − 1)³` bytes): for a cell `p` and a cell `q` at `(dr, dc)` from it,
+///    and a row `t` rows from `p`, the column offset from `p` of the line's cell in that row,
+///    or `NONE` (no lattice cell there, the row of `p` or `q`, off every board of this size,
+///    or `p` and `q` in one row or column). Byte `((dr + n − 1)·w + dc + n − 1)·w + t + n − 1`,
+///    `w = 2n − 1`: 29 KB at n = 16, so the GPU keeps it in L1. The index is linear in `q`'s
+///    row and column, so the lines from one `p` differ by one multiply-add
+///    ([`LinesFrom`]).
 /// 3. **Lines** (`n⁵` words, 4 MiB at n = 16; the CPU only): for every ordered pair of cells
 ///    `p`, `q`, the other cells of their line, row `r` at word `(p·n² + q)·n + r`, with
 ///    `p = row·n + column`.
@@ -51,8 +53,7 @@ impl<'a> PairLines<'a> {
 
     /// Bytes of the offsets section.
     const fn offset_bytes(n: u32) -> usize {
-        let span = 2 * n as usize - 1;
-        (n as usize - 1) * span * span
+        (2 * n as usize - 1).pow(3)
     }
 
     /// Where the lines start (in words).
@@ -103,17 +104,17 @@ impl<'a> PairLines<'a> {
             }
         }
         let span = 2 * n_i - 1;
-        for dr in 1..n_i {
+        for dr in 1 - n_i..n_i {
             for dc in 1 - n_i..n_i {
                 for t in 1 - n_i..n_i {
-                    let on_line = dc != 0 && t != 0 && t != dr && (t * dc) % dr == 0;
+                    let on_line = dr != 0 && dc != 0 && t != 0 && t != dr && (t * dc) % dr == 0;
                     let offset = if on_line { t * dc / dr } else { 0 };
                     let byte = if on_line && offset.abs() < n_i {
                         offset as i8
                     } else {
                         NONE
                     };
-                    let at = (((dr - 1) * span + dc + n_i - 1) * span + t + n_i - 1) as usize;
+                    let at = (((dr + n_i - 1) * span + dc + n_i - 1) * span + t + n_i - 1) as usize;
                     let word = &mut words[Self::offsets_at(n) + at / 4];
                     *word |= u32::from(byte as u8) << (8 * (at % 4));
                 }
@@ -135,8 +136,7 @@ impl<'a> PairLines<'a> {
         self.rows_from(Self::partners_entry(self.n, row * self.n + column))
     }
 
-    /// Rows `0..n` of the `n` words from `start`; zero in the other lanes (and past the end of
-    /// the table, which a valid cell pair never reaches).
+    /// Rows `0..n` of the `n` words from `start` (a cell's partners); zero in the other lanes.
     ///
     /// GPU: lane `r < n` loads its own word (one coalesced read).
     #[cfg(target_arch = "nvptx64")]
@@ -145,7 +145,9 @@ impl<'a> PairLines<'a> {
         let n = self.n;
         crate::warp::lane_id().map(|r| {
             if r < n {
-                self.words.get(start + r as usize).copied().unwrap_or(0)
+                // SAFETY: `start` is a cell's partner row, so `start + r < n³ ≤ words.len()`
+                // for `r < n` (no bounds check: a compare and branch per load on the GPU).
+                unsafe { *self.words.as_ptr().add(start + r as usize) }
             } else {
                 0
             }
@@ -172,68 +174,102 @@ impl<'a> PairLines<'a> {
         Self::lines_at(n) + (p as usize * (n * n) as usize + q as usize) * n as usize
     }
 
+    /// The lines through (`row`, `column`) and other cells ([`LinesFrom::to`]).
+    #[inline(always)]
+    pub fn from(&self, row: u32, column: u32) -> LinesFrom<'_, 'a> {
+        let n = self.n;
+        let span = 2 * n - 1;
+        LinesFrom {
+            table: self,
+            row,
+            column,
+            // Byte of lane 0 for q = (0, 0): dr = −row, dc = −column, t = −row.
+            lane_0: 4 * Self::offsets_at(n) as u32
+                + ((n - 1 - row) * span + n - 1 - column) * span
+                + (n - 1 - row),
+        }
+    }
+
     /// The other cells on the line through (`row`, `column`) and (`row2`, `column2`), two
     /// cells in different rows and columns (the pairs [`partners`](Self::partners) lists).
-    ///
-    /// GPU: built from the offsets — per lane one `ld.global.s8` (an L1 hit: the section is
-    /// small), an add, an unsigned compare and a shift; the cells' rows, the rows between
-    /// lattice cells and cells off the board read [`NONE`].
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn through(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
-        self.through_by_offsets(row, column, row2, column2)
+        self.from(row, column).to(row2, column2)
     }
-
-    /// The other cells on the line through (`row`, `column`) and (`row2`, `column2`).
-    ///
-    /// CPU twin: a copy of the pair's `n` words of lines (cheaper on a CPU than 32 lanes of
-    /// offset arithmetic; tested equal to the GPU form).
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    pub fn through(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
-        let n = self.n;
-        self.rows_from(Self::entry(n, row * n + column, row2 * n + column2))
-    }
-
-    /// [`through`](Self::through) from the offsets section, as the GPU computes it. The upper
-    /// cell of the pair is the base, so the offsets need only pairs going down.
-    #[cfg(any(target_arch = "nvptx64", test))]
-    #[inline(always)]
-    fn through_by_offsets(&self, row: u32, column: u32, row2: u32, column2: u32) -> Lanes<u32> {
-        let n = self.n;
-        let (base_row, base_column, dr, dc) = if row < row2 {
-            (row, column, row2 - row, column2.wrapping_sub(column))
-        } else {
-            (row2, column2, row - row2, column.wrapping_sub(column2))
-        };
-        let span = 2 * n - 1;
-        // Byte of lane 0 (t = −base_row); `dc + n − 1` in wrapping arithmetic.
-        let lane_0 =
-            ((dr.wrapping_sub(1)) * span + dc.wrapping_add(n - 1)) * span + (n - 1) - base_row;
-        let first_byte = 4 * Self::offsets_at(n) + lane_0 as usize;
-        crate::warp::lane_id().map(|r| {
-            if r >= n {
-                return 0;
-            }
-            let column = base_column.wrapping_add(self.offset(first_byte + r as usize) as u32);
-            if column < n { 1 << column } else { 0 }
-        })
-    }
-
     /// Byte `at` of the table, sign-extended. GPU: `ld.global.s8` (the words are
     /// little-endian, like the CPU's bytes as the host wrote them).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    fn offset(&self, at: usize) -> i32 {
-        // SAFETY: `at` is a byte of the offsets section, inside `words` (`gpu_len` words).
-        i32::from(unsafe { *(self.words.as_ptr() as *const i8).add(at) })
+    fn offset(&self, at: u32) -> i32 {
+        // SAFETY: `at` is a byte of the offsets section (a cell pair and a row of the board
+        // index it), inside `words` (`gpu_len` words).
+        i32::from(unsafe { *(self.words.as_ptr() as *const i8).add(at as usize) })
     }
 
     /// Byte `at` of the table, sign-extended (CPU twin, for the tests of the GPU form).
     #[cfg(all(not(target_arch = "nvptx64"), test))]
     #[inline(always)]
-    fn offset(&self, at: usize) -> i32 {
+    fn offset(&self, at: u32) -> i32 {
+        let at = at as usize;
         i32::from((self.words[at / 4] >> (8 * (at % 4))) as u8 as i8)
+    }
+}
+
+/// The lines through one cell `p` (a new point) and the cells `q` it meets: what
+/// [`PairLines::from`] returns, holding what does not depend on `q`.
+#[derive(Clone, Copy, Debug)]
+pub struct LinesFrom<'t, 'a> {
+    table: &'t PairLines<'a>,
+    row: u32,
+    column: u32,
+    /// Byte of the offsets that lane 0 reads for q = (0, 0) (the CPU twin reads whole lines).
+    #[cfg_attr(not(any(target_arch = "nvptx64", test)), allow(dead_code))]
+    lane_0: u32,
+}
+
+impl LinesFrom<'_, '_> {
+    /// The cells of the line through `p` and (`row`, `column`) other than the two, for a cell
+    /// in another row and column than `p`.
+    ///
+    /// GPU: built from the offsets — one uniform multiply-add for `q`, then per lane below `n`
+    /// one `ld.global.s8` (an L1 hit: the section is small), an add, an unsigned compare and a
+    /// shift; rows without a lattice cell of the line read `NONE`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn to(&self, row: u32, column: u32) -> Lanes<u32> {
+        self.by_offsets(row, column)
+    }
+
+    /// The cells of the line through `p` and (`row`, `column`) other than the two.
+    ///
+    /// CPU twin: a copy of the pair's `n` words of lines (cheaper on a CPU than 32 lanes of
+    /// offset arithmetic; tested equal to the GPU form).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn to(&self, row: u32, column: u32) -> Lanes<u32> {
+        let n = self.table.n;
+        self.table.rows_from(PairLines::entry(
+            n,
+            self.row * n + self.column,
+            row * n + column,
+        ))
+    }
+
+    /// [`to`](Self::to) from the offsets section, as the GPU computes it.
+    #[cfg(any(target_arch = "nvptx64", test))]
+    #[inline(always)]
+    fn by_offsets(&self, row: u32, column: u32) -> Lanes<u32> {
+        let n = self.table.n;
+        let span = 2 * n - 1;
+        let lane_0 = self.lane_0 + (row * span + column) * span;
+        crate::warp::lane_id().map(|r| {
+            if r >= n {
+                return 0;
+            }
+            let offset = self.table.offset(lane_0 + r);
+            let column = self.column.wrapping_add(offset as u32);
+            if column < n { 1 << column } else { 0 }
+        })
     }
 }
 
@@ -293,7 +329,7 @@ mod tests {
                 for q in (0..n * n).filter(|q| q / n != p / n && q % n != p % n) {
                     let (r1, c1, r2, c2) = (p / n, p % n, q / n, q % n);
                     assert_eq!(
-                        lines.through_by_offsets(r1, c1, r2, c2).to_array(),
+                        lines.from(r1, c1).by_offsets(r2, c2).to_array(),
                         lines.through(r1, c1, r2, c2).to_array(),
                         "n = {n}, pair ({r1},{c1}) ({r2},{c2})"
                     );
@@ -315,8 +351,9 @@ mod tests {
                 if a.0 == b.0 || a.1 == b.1 {
                     continue;
                 }
-                let built =
-                    lines.through_by_offsets(a.0 as u32, a.1 as u32, b.0 as u32, b.1 as u32);
+                let built = lines
+                    .from(a.0 as u32, a.1 as u32)
+                    .by_offsets(b.0 as u32, b.1 as u32);
                 assert_eq!(
                     built.to_array(),
                     reference_line(n, a, b),
