@@ -6,7 +6,7 @@
 # Suites:
 #   verify           selftest, random-dfs table, one random-dfs solution on the GPU
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
-#   no3line          CPU/GPU cross-checks n=10..12 and a sample of n=17 (N17_PART=1/100000, N17_LIMIT s, 0: skipped; CROSS="10 11 12"), bench n=2..13,
+#   no3line          CPU/GPU cross-checks n=10..12 and dived samples of BIGCROSS="17 18 20" (N17_PART=1/1000, N17_LIMIT s each, 0: skipped; CROSS="10 11 12"), bench n=2..13,
 #                    the technique table at n=13, then BIG="14 15" (BIG_LIMIT s each)
 #   handoff          no3line with and without work sharing between warps (n=13, 14, REPS times each,
 #                    SHARING="on off"; then n=15 with it, unless N15=0), after CPU/GPU cross-checks
@@ -65,8 +65,10 @@ nqueens)
 no3line)
     for n in ${CROSS:-10 11 12}; do timeout -k 10 90 $B no3line $n --cross-check; echo "rc=$?"; done
     if [[ ${N17_LIMIT:-120} != 0 ]]; then
-        echo "== n = 17, a sample of subtrees on the CPU and the GPU"
-        timeout -k 10 "${N17_LIMIT:-120}" $B no3line 17 --cross-check="${N17_PART:-1/100000}"; echo "rc=$?"
+        for n in ${BIGCROSS:-17 18 20}; do
+            echo "== n = $n, a sample of subtrees (each dived deep) on the CPU and the GPU"
+            timeout -k 10 "${N17_LIMIT:-120}" $B no3line $n --cross-check="${N17_PART:-1/1000}"; echo "rc=$?"
+        done
     fi
     echo "== bench no3line n=2..13 (median of 3)"; timeout 200 $B bench no3line --from 2 --to 13 --repeat 3 --backend gpu
     echo "== technique table, n=13"

@@ -76,9 +76,14 @@ pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<
                 format!("part {}/{}:", checked.part.index, checked.part.of)
             };
             out!(
-                "no-three-in-line n={}: CPU and GPU agree on {which} {} subtrees ({} nodes, {} boards)",
+                "no-three-in-line n={}: CPU and GPU agree on {which} {} subtrees{} ({} nodes, {} boards)",
                 checked.n,
                 group(checked.subtrees as u64),
+                if checked.dived {
+                    ", each dived deep"
+                } else {
+                    ""
+                },
                 group(checked.nodes),
                 group(checked.boards as u64)
             );
