@@ -176,11 +176,11 @@ impl<'a> PairLines<'a> {
 
     /// The lines through (`row`, `column`) and other cells ([`LinesFrom::to`]).
     #[inline(always)]
-    pub fn from(&self, row: u32, column: u32) -> LinesFrom<'_, 'a> {
+    pub fn from(&self, row: u32, column: u32) -> LinesFrom<'a> {
         let n = self.n;
         let span = 2 * n - 1;
         LinesFrom {
-            table: self,
+            table: *self,
             row,
             column,
             // Byte of lane 0 for q = (0, 0): dr = −row, dc = −column, t = −row.
@@ -218,8 +218,8 @@ impl<'a> PairLines<'a> {
 /// The lines through one cell `p` (a new point) and the cells `q` it meets: what
 /// [`PairLines::from`] returns, holding what does not depend on `q`.
 #[derive(Clone, Copy, Debug)]
-pub struct LinesFrom<'t, 'a> {
-    table: &'t PairLines<'a>,
+pub struct LinesFrom<'a> {
+    table: PairLines<'a>,
     row: u32,
     column: u32,
     /// Byte of the offsets that lane 0 reads for q = (0, 0) (the CPU twin reads whole lines).
@@ -227,7 +227,7 @@ pub struct LinesFrom<'t, 'a> {
     lane_0: u32,
 }
 
-impl LinesFrom<'_, '_> {
+impl LinesFrom<'_> {
     /// The cells of the line through `p` and (`row`, `column`) other than the two, for a cell
     /// in another row and column than `p`.
     ///
