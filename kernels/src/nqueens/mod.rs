@@ -146,6 +146,12 @@ impl Rules {
     /// the same instructions whatever its row and kind.
     #[inline(always)]
     pub fn filter(&self, row: u32, free: u32, down: u32) -> u32 {
+        // CPU only: most rows have no rule, and a branch a CPU predicts well skips the
+        // selects (the GPU keeps them: a branch there splits the warp).
+        #[cfg(not(target_arch = "nvptx64"))]
+        if row >= self.bound1 && row != self.side_rule_row {
+            return free;
+        }
         let early = if row < self.bound1 {
             self.early_exclude
         } else {
