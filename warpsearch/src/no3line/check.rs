@@ -99,17 +99,10 @@ pub(crate) fn dive(n: u32, subtrees: Subtrees) -> Subtrees {
         .map(|(i, root)| {
             let mut board = *root;
             for level in 0u64.. {
-                let unknown: u32 = board
-                    .unknown()
-                    .to_array()
-                    .iter()
-                    .map(|u| u.count_ones())
-                    .sum();
-                if unknown <= DIVE_UNKNOWN_PER_ROW * n {
+                if shallow_enough(n, &board) {
                     break;
                 }
-                let mut children = Vec::new();
-                expand(n, &lines, techniques, &board, |_| {}, |c| children.push(*c));
+                let children = children(n, &lines, techniques, &board);
                 if children.is_empty() {
                     break;
                 }
@@ -127,6 +120,24 @@ pub(crate) fn dive(n: u32, subtrees: Subtrees) -> Subtrees {
 
 /// A dived board has at most this many unknown cells per row ([`dive`]).
 const DIVE_UNKNOWN_PER_ROW: u32 = 10;
+
+/// Whether `board` has at most `DIVE_UNKNOWN_PER_ROW · n` unknown cells: where a dive stops.
+fn shallow_enough(n: u32, board: &Cells) -> bool {
+    let unknown: u32 = board
+        .unknown()
+        .to_array()
+        .iter()
+        .map(|u| u.count_ones())
+        .sum();
+    unknown <= DIVE_UNKNOWN_PER_ROW * n
+}
+
+/// The settled children of `board`.
+fn children(n: u32, lines: &PairLines, techniques: Techniques, board: &Cells) -> Vec<Cells> {
+    let mut children = Vec::new();
+    expand(n, lines, techniques, board, |_| {}, |c| children.push(*c));
+    children
+}
 
 #[cfg(test)]
 mod tests {
@@ -152,15 +163,7 @@ mod tests {
         let table = pair_table(n);
         let lines = PairLines::new(n, &table);
         for board in boards {
-            let unknown: u32 = board
-                .unknown()
-                .to_array()
-                .iter()
-                .map(|u| u.count_ones())
-                .sum();
-            let mut children = 0;
-            expand(n, &lines, *techniques, board, |_| {}, |_| children += 1);
-            assert!(unknown <= DIVE_UNKNOWN_PER_ROW * n || children == 0);
+            assert!(shallow_enough(n, board) || children(n, &lines, *techniques, board).is_empty());
         }
         let pool = cpu_pool(Some(2)).unwrap();
         let start = Instant::now();
