@@ -173,7 +173,8 @@ impl Cells {
     /// left), else whether any cell changed.
     ///
     /// Rows count with `popc` in their own lane; columns with the warp's saturating 2-bit
-    /// counters ([`Lanes::column_counts`]: five shuffle rounds, a `lop3` majority each).
+    /// counters ([`Lanes::column_counts`]: five shuffle rounds, a `lop3` majority each) —
+    /// for n ≤ 16 points and open cells side by side in one word, one butterfly for both.
     #[inline(always)]
     fn count_rules(&mut self, n: u32) -> Option<bool> {
         let board = on_board(n);
@@ -195,8 +196,13 @@ impl Cells {
 
         let columns = columns(n);
         let unknown = self.unknown();
-        let have = self.points.column_counts();
-        let open = (!self.empty).column_counts();
+        let (have, open) = if n <= 16 {
+            // Points in the low half-word, open cells in the high one: one butterfly for
+            // both (open cells off the board are 0, so nothing spills across).
+            (self.points | (!self.empty) << 16).column_counts().halves()
+        } else {
+            (self.points.column_counts(), (!self.empty).column_counts())
+        };
         if (have.three_or_more() | open.zero() | open.one()) & columns != 0 {
             return None;
         }

@@ -145,6 +145,22 @@ impl ColumnCounts {
     pub fn get(self, column: u32) -> u32 {
         ((self.bit1 >> column) & 1) << 1 | ((self.bit0 >> column) & 1)
     }
+
+    /// The counts of columns `16..32` moved to columns `0..16`, and the low half's counts
+    /// (columns `0..16`): bits count independently, so two 16-column boards packed side by
+    /// side in one word are counted by one butterfly and split here.
+    #[inline(always)]
+    pub fn halves(self) -> (ColumnCounts, ColumnCounts) {
+        let low = ColumnCounts {
+            bit0: self.bit0 & 0xFFFF,
+            bit1: self.bit1 & 0xFFFF,
+        };
+        let high = ColumnCounts {
+            bit0: self.bit0 >> 16,
+            bit1: self.bit1 >> 16,
+        };
+        (low, high)
+    }
 }
 
 impl Lanes<u64> {
@@ -176,6 +192,13 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn packed_halves_count_like_two_boards(rows in sparse_rows()) {
+            let (low, high) = Lanes::from_array(rows).column_counts().halves();
+            prop_assert_eq!(low, Lanes::from_array(rows.map(|r| r & 0xFFFF)).column_counts());
+            prop_assert_eq!(high, Lanes::from_array(rows.map(|r| r >> 16)).column_counts());
+        }
+
         #[test]
         fn the_gpu_and_cpu_column_counts_agree(rows in sparse_rows()) {
             let lanes = Lanes::from_array(rows);
