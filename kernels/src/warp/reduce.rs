@@ -146,9 +146,9 @@ impl ColumnCounts {
         ((self.bit1 >> column) & 1) << 1 | ((self.bit0 >> column) & 1)
     }
 
-    /// The counts of columns `16..32` moved to columns `0..16`, and the low half's counts
-    /// (columns `0..16`): bits count independently, so two 16-column boards packed side by
-    /// side in one word are counted by one butterfly and split here.
+    /// The counts of columns `0..16`, and those of columns `16..32` moved down to `0..16`:
+    /// bits count independently, so two 16-column boards packed side by side in one word are
+    /// counted by one butterfly and split here.
     #[inline(always)]
     pub fn halves(self) -> (ColumnCounts, ColumnCounts) {
         let low = ColumnCounts {

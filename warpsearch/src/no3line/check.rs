@@ -102,7 +102,7 @@ pub(crate) fn dive(n: u32, subtrees: Subtrees) -> Subtrees {
                 if shallow_enough(n, &board) {
                     break;
                 }
-                let children = children(n, &lines, techniques, &board);
+                let children = settled_children(n, &lines, techniques, &board);
                 if children.is_empty() {
                     break;
                 }
@@ -133,7 +133,12 @@ fn shallow_enough(n: u32, board: &Cells) -> bool {
 }
 
 /// The settled children of `board`.
-fn children(n: u32, lines: &PairLines, techniques: Techniques, board: &Cells) -> Vec<Cells> {
+fn settled_children(
+    n: u32,
+    lines: &PairLines,
+    techniques: Techniques,
+    board: &Cells,
+) -> Vec<Cells> {
     let mut children = Vec::new();
     expand(n, lines, techniques, board, |_| {}, |c| children.push(*c));
     children
@@ -163,7 +168,10 @@ mod tests {
         let table = pair_table(n);
         let lines = PairLines::new(n, &table);
         for board in boards {
-            assert!(shallow_enough(n, board) || children(n, &lines, *techniques, board).is_empty());
+            assert!(
+                shallow_enough(n, board)
+                    || settled_children(n, &lines, *techniques, board).is_empty()
+            );
         }
         let pool = cpu_pool(Some(2)).unwrap();
         let start = Instant::now();

@@ -192,17 +192,22 @@ pub(crate) const MAX_SPLIT_LEVELS: u32 = 24;
 /// error, reported, never a silent undercount.
 pub(crate) const GPU_STACK_BOARDS: u32 = 1024;
 
-/// The pair table of size `n` ([`PairLines`]: partners, offsets and whole lines; 4 MiB at n = 16).
+/// The pair table of size `n` ([`PairLines`]: partners, offsets and whole lines; 4 MiB at
+/// n = 16), for the host's searches (the CPU twin copies whole lines).
 pub(crate) fn pair_table(n: u32) -> Vec<u32> {
-    let mut words = vec![0u32; PairLines::len(n)];
-    PairLines::fill(n, &mut words);
-    words
+    filled_pair_table(n, PairLines::len(n))
 }
 
-/// The sections of [`pair_table`] the GPU reads (partner masks and line offsets: 31 KB at
+/// The sections of [`pair_table`] the GPU reads: partner masks and line offsets (45 KB at
 /// n = 16).
 pub(crate) fn gpu_pair_table(n: u32) -> Vec<u32> {
-    let mut words = vec![0u32; PairLines::gpu_len(n)];
+    filled_pair_table(n, PairLines::gpu_len(n))
+}
+
+/// The first `len` words of the pair table ([`PairLines::fill`] leaves out the lines when
+/// they do not fit).
+fn filled_pair_table(n: u32, len: usize) -> Vec<u32> {
+    let mut words = vec![0u32; len];
     PairLines::fill(n, &mut words);
     words
 }
