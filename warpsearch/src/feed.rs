@@ -59,11 +59,27 @@ impl FedBuffers {
 /// How far ahead of the kernel the host keeps: items supplied before the launch, the number
 /// of supplied-but-unclaimed items below which it supplies more, and how many it then adds
 /// (each rounded up to whole chunks).
+///
+/// What is supplied ahead can only run on this GPU, so when several GPUs share a run, the
+/// less is ahead when the chunks run out, the closer together they finish. But items are
+/// claimed at very different rates (no-three-in-line: a few hundred a second per GPU at
+/// n = 15, over a hundred thousand at n = 13), so `low` is raised to what the kernel claims
+/// in `cover` at its measured rate (the items claimed beyond the first supply, over the
+/// time since the launch).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pace {
     pub first: usize,
     pub low: usize,
     pub top_up: usize,
+    pub cover: std::time::Duration,
+}
+
+impl Pace {
+    /// Items to keep ahead once `claimed` items were claimed in `elapsed` since the launch.
+    fn low_after(&self, claimed: usize, elapsed: std::time::Duration) -> usize {
+        let rate = claimed.saturating_sub(self.first) as f64 / elapsed.as_secs_f64().max(1e-3);
+        self.low.max((rate * self.cover.as_secs_f64()) as usize)
+    }
 }
 
 /// A chunk whose last item is done.
@@ -175,6 +191,7 @@ pub(crate) fn run_fed(
 
     supply(pace.first, &mut given, finished)?;
     launch()?;
+    let launched = std::time::Instant::now();
     let stream = device.stream();
     let ended = step("recording an event", stream.record_event(None))?;
     let mut stopping = false;
@@ -188,9 +205,11 @@ pub(crate) fn run_fed(
             }
             if !given.closed && !stopping {
                 device.peek(&buffers.control, &mut claimed)?;
-                let ahead = given.supplied.saturating_sub(claimed[0] as usize);
-                if ahead < pace.low {
-                    supply(pace.top_up, &mut given, finished)?;
+                let claimed = claimed[0] as usize;
+                let ahead = given.supplied.saturating_sub(claimed);
+                let low = pace.low_after(claimed, launched.elapsed());
+                if ahead < low {
+                    supply(low - ahead + pace.top_up, &mut given, finished)?;
                 }
             }
             look(&mut given, finished)?;
@@ -219,5 +238,32 @@ pub(crate) fn run_fed(
             given.chunks[slot].0
         ))),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_pace_keeps_low_until_the_claim_rate_asks_for_more() {
+        let pace = Pace {
+            first: 1000,
+            low: 250,
+            top_up: 1,
+            cover: Duration::from_millis(100),
+        };
+        // The first supply's claims do not count: every warp takes one at the launch.
+        assert_eq!(pace.low_after(1000, Duration::from_millis(5)), 250);
+        // 1,000 claims a second beyond the first supply: 100 in 0.1 s, below `low`.
+        assert_eq!(pace.low_after(2000, Duration::from_secs(1)), 250);
+        // 100,000 a second: 10,000 in 0.1 s.
+        assert_eq!(pace.low_after(101_000, Duration::from_secs(1)), 10_000);
+        let fixed = Pace {
+            cover: Duration::ZERO,
+            ..pace
+        };
+        assert_eq!(fixed.low_after(101_000, Duration::from_secs(1)), 250);
     }
 }

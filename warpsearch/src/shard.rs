@@ -86,7 +86,8 @@ pub struct Partition {
     pub units: u64,
     /// Chunks the units are grouped into.
     pub chunks: u32,
-    /// BLAKE3 of the problem, size and every unit, in hex.
+    /// BLAKE3 of the problem, size and every unit (or of what determines every unit, for a
+    /// list made on demand: [`Partition::identified`]), in hex.
     pub fingerprint: String,
 }
 
@@ -134,16 +135,45 @@ impl Partition {
                 blake3::hash(&bytes)
             })
             .collect();
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(problem.as_bytes());
-        hasher.update(&n.to_le_bytes());
-        hasher.update(&chunks.to_le_bytes());
-        hasher.update(&partition.units.to_le_bytes());
-        for hash in &chunk_hashes {
-            hasher.update(hash.as_bytes());
-        }
-        partition.fingerprint = hasher.finalize().to_hex().to_string();
+        partition.fingerprint =
+            partition.hash_with(chunk_hashes.iter().map(|hash| hash.as_bytes().as_slice()));
         partition
+    }
+
+    /// The partition into `chunks` chunks of a list of `units` units that is made on demand,
+    /// identified by `identity`: bytes that determine every unit and their order (with the
+    /// problem, size and program version), such as the list's generators and their unit
+    /// counts. Its fingerprint hashes those bytes instead of the units.
+    pub fn identified(
+        problem: &str,
+        n: u32,
+        units: u64,
+        chunks: u32,
+        identity: &[u8],
+    ) -> Partition {
+        let mut partition = Partition {
+            problem: problem.into(),
+            n,
+            version: VERSION.into(),
+            units,
+            chunks,
+            fingerprint: String::new(),
+        };
+        partition.fingerprint = partition.hash_with([identity]);
+        partition
+    }
+
+    /// BLAKE3 of the problem, size, chunks and units, then `parts` in order, in hex.
+    fn hash_with<'a>(&self, parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(self.problem.as_bytes());
+        hasher.update(&self.n.to_le_bytes());
+        hasher.update(&self.chunks.to_le_bytes());
+        hasher.update(&self.units.to_le_bytes());
+        for part in parts {
+            hasher.update(part);
+        }
+        hasher.finalize().to_hex().to_string()
     }
 
     /// The units of chunk `chunk`: a range of indices into the list.
@@ -328,6 +358,11 @@ pub struct Workers {
     pub names: Vec<String>,
     /// The most chunks a worker takes at once (a GPU launch takes a batch; the CPU one chunk).
     pub max_batch: usize,
+    /// Each chunk's estimated work, when the search can tell: chunks are then handed out
+    /// heaviest first, so that the run ends on light chunks. A run spread over several GPUs
+    /// ends when its last chunks do, and a heavy chunk handed out last keeps one GPU busy
+    /// while the others idle. `None`: in the partition's order.
+    pub weights: Option<Vec<f64>>,
 }
 
 impl Workers {
@@ -347,6 +382,31 @@ impl Workers {
 }
 
 impl Workers {
+    /// These workers, handing out chunks heaviest first by `weights` (one per chunk of the
+    /// partition; see [`Workers::weights`]).
+    pub fn with_weights(self, weights: Vec<f64>) -> Workers {
+        Workers {
+            weights: Some(weights),
+            ..self
+        }
+    }
+
+    /// `chunks` in the order they are handed out: heaviest first when every chunk has a
+    /// weight (ties and the rest in the partition's order), else as they are.
+    fn order(&self, mut chunks: Vec<u32>) -> Vec<u32> {
+        if let Some(weights) = &self.weights {
+            let weight = |c: &u32| weights.get(*c as usize).copied();
+            if chunks.iter().all(|c| weight(c).is_some_and(f64::is_finite)) {
+                chunks.sort_by(|a, b| {
+                    weight(b)
+                        .unwrap_or(0.0)
+                        .total_cmp(&weight(a).unwrap_or(0.0))
+                });
+            }
+        }
+        chunks
+    }
+
     /// The workers of `backend`: every GPU (or, with `lanes`, every lane of every GPU, for
     /// searches that run batches of chunks), or the CPU pool taking one chunk at a time (so
     /// its checkpoints follow every chunk).
@@ -355,6 +415,7 @@ impl Workers {
             crate::backend::Backend::Cpu(_) => Workers {
                 names: vec![backend.describe()],
                 max_batch: 1,
+                weights: None,
             },
             crate::backend::Backend::Gpu(gpus) => Workers {
                 names: if lanes { gpus.lanes() } else { gpus.all() }
@@ -362,6 +423,7 @@ impl Workers {
                     .map(|d| d.label())
                     .collect(),
                 max_batch: usize::MAX,
+                weights: None,
             },
         }
     }
@@ -453,10 +515,12 @@ pub fn run_chunks<P: Partial + Send>(
         state = saved;
     }
     let earlier = state.seconds;
-    let todo: Vec<u32> = shard
-        .chunks(partition.chunks)
-        .filter(|c| !state.done.contains(c))
-        .collect();
+    let todo: Vec<u32> = workers.order(
+        shard
+            .chunks(partition.chunks)
+            .filter(|c| !state.done.contains(c))
+            .collect(),
+    );
     let total = shard.chunks(partition.chunks).count() as u64;
     let label = match shard {
         Shard::WHOLE => format!("{} {}", partition.problem, partition.n),
@@ -701,6 +765,7 @@ mod tests {
         Workers {
             names: (0..count).map(|i| format!("worker {i}")).collect(),
             max_batch,
+            weights: None,
         }
     }
 
@@ -854,6 +919,39 @@ mod tests {
         assert_eq!(w.next_batch(3), 1);
         assert_eq!(workers(1, usize::MAX).next_batch(256), 256);
         assert_eq!(workers(1, 1).next_batch(256), 1);
+    }
+
+    #[test]
+    fn weighted_chunks_are_handed_out_heaviest_first_and_each_once() {
+        let p = partition();
+        // Chunk c weighs (c · 7) mod 37: a permutation of 0..37.
+        let weights: Vec<f64> = (0..37).map(|c| ((c * 7) % 37) as f64).collect();
+        let handed = std::sync::Mutex::new(Vec::new());
+        let run = run_chunks(
+            &p,
+            Shard::WHOLE,
+            None,
+            &RunControl::quiet(),
+            &workers(1, 1).with_weights(weights.clone()),
+            |_, source, _, report| loop {
+                let c = source.batch()?;
+                if c.is_empty() {
+                    return Ok(());
+                }
+                handed.lock().unwrap().push(c[0]);
+                report(c[0], Sum(1))?;
+            },
+        )
+        .unwrap();
+        assert_eq!(run.counts.0, 37);
+        let handed = handed.into_inner().unwrap();
+        let handed_weights: Vec<f64> = handed.iter().map(|&c| weights[c as usize]).collect();
+        let expected: Vec<f64> = (0..37).rev().map(f64::from).collect();
+        assert_eq!(handed_weights, expected);
+        // Weights that do not cover every chunk leave the partition's order.
+        let w = workers(1, 1).with_weights(vec![1.0, 2.0]);
+        assert_eq!(w.order(vec![0, 1, 2]), vec![0, 1, 2]);
+        assert_eq!(w.order(vec![0, 1]), vec![1, 0]);
     }
 
     #[test]

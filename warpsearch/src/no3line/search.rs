@@ -411,8 +411,8 @@ pub(crate) fn search_gpu(
 
 /// Searches the chunks `source` hands this GPU (chunks of `partition` over the work list
 /// `subtrees`) in one launch that lasts the whole run ([`crate::feed`]): the host writes a
-/// chunk's subtrees into the kernel's list while it runs, keeping about half a subtree per
-/// resident warp ahead of what the warps have claimed, and each chunk is reported — its nodes
+/// chunk's subtrees into the kernel's list while it runs, keeping about a quarter of a subtree
+/// per resident warp ahead of what the warps have claimed, and each chunk is reported — its nodes
 /// and the boards found below it (tagged by subtree) — the moment its last subtree is done.
 pub(crate) fn search_gpu_fed(
     device: &GpuDevice,
@@ -445,10 +445,14 @@ pub(crate) fn search_gpu_fed(
         }
         Ok(())
     };
+    // A subtree keeps a warp busy for about a second at n = 15, so what is supplied ahead is
+    // work only this GPU can do when the others run dry: a quarter of a subtree per warp, or
+    // the next 0.1 s of subtrees when they go faster (small n), topped up every 5 ms.
     let pace = Pace {
         first: warps,
-        low: warps / 2,
-        top_up: warps / 2,
+        low: warps / 4,
+        top_up: 1,
+        cover: std::time::Duration::from_millis(100),
     };
     run_fed(
         device,

@@ -120,6 +120,10 @@ pub(crate) fn search_chunks(
     // The CPU pool takes a chunk at a time; every GPU runs one launch for the whole run, fed
     // chunk by chunk ([`crate::feed`]).
     let workers = crate::shard::Workers::of(backend, false);
+    let workers = match whole.subtrees.chunk_weights(n, partition) {
+        Some(weights) => workers.with_weights(weights),
+        None => workers,
+    };
     let run_worker = |worker: usize,
                       source: &crate::shard::ChunkSource,
                       control: &RunControl,

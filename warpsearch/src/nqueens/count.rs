@@ -1,5 +1,6 @@
 //! Splitting the search into subproblems and running them on the CPU or the GPU.
 
+use super::jobs::JobList;
 use super::{Counts, known, reference, validate};
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
@@ -141,7 +142,9 @@ fn count_constellations(
             * gpu_resident_constellation_threads(gpus.first(), n, n)? as u64)
             .min(GPU_MAX_SUBPROBLEMS),
     };
-    let (jobs, mut found) = constellation_jobs(n, target);
+    let list = JobList::new(n, target);
+    let jobs = list.all();
+    let mut found = list.found;
     let (searched, (s180, s90)) = match backend {
         Backend::Cpu(pool) => {
             let searched = run_cpu_jobs(pool, n, &jobs, control)?;
@@ -238,21 +241,20 @@ fn sharded_target(n: u32) -> u64 {
 /// Chunks of a sharded count: the unit of shards and checkpoints.
 const SHARDED_CHUNKS: usize = 256;
 
-/// The work list of a sharded count of size `n`: the jobs, what their enumeration found, and
-/// the partition's identity.
-fn sharded_partition(n: u32) -> Result<(Vec<Job>, Found, Partition)> {
+/// The work list of a sharded count of size `n` (made chunk by chunk as chunks are handed
+/// out) and the partition's identity.
+fn sharded_partition(n: u32) -> Result<(JobList, Partition)> {
     validate(n)?;
     if n < MIN_SYMMETRY_N {
         return Err(Error::InvalidArgument(format!(
             "N = {n} is too small to shard: count it whole"
         )));
     }
-    let (jobs, found) = constellation_jobs(n, sharded_target(n));
-    let chunks = jobs.len().clamp(1, SHARDED_CHUNKS) as u32;
-    let partition = Partition::of_units("nqueens", n, &jobs, chunks, |job, bytes| {
-        crate::shard::push_words(bytes, &job.to_words())
-    });
-    Ok((jobs, found, partition))
+    let list = JobList::new(n, sharded_target(n));
+    let chunks = list.len().clamp(1, SHARDED_CHUNKS) as u32;
+    let partition =
+        Partition::identified("nqueens", n, list.len() as u64, chunks, &list.identity());
+    Ok((list, partition))
 }
 
 /// Counts shard `shard` of the `n`-queens count on `backend`, resuming from and saving to
@@ -265,7 +267,7 @@ pub fn count_shard(
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<Partial>> {
-    let (jobs, host, partition) = sharded_partition(n)?;
+    let (list, partition) = sharded_partition(n)?;
     // The symmetric counts go with chunk 0; they are counted on the host while the search
     // runs, so that reporting chunk 0 does not hold up its worker.
     std::thread::scope(|scope| {
@@ -284,7 +286,7 @@ pub fn count_shard(
             control,
             shard,
             checkpoint,
-            (&jobs, host, partition),
+            (&list, partition),
             &symmetric_counts_now,
         )
     })
@@ -297,7 +299,7 @@ fn count_shard_with(
     control: &RunControl,
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
-    (jobs, host, partition): (&[Job], Found, Partition),
+    (list, partition): (&JobList, Partition),
     symmetric: &(dyn Fn() -> (u64, u64) + Sync),
 ) -> Result<ShardResult<Partial>> {
     // Chunk 0 also carries what the enumeration found and the symmetric counts.
@@ -307,8 +309,8 @@ fn count_shard_with(
         }
         let (s180, s90) = symmetric();
         Partial {
-            solutions: host.solutions,
-            nodes: host.nodes,
+            solutions: list.found.solutions,
+            nodes: list.found.nodes,
             s180,
             s90,
         }
@@ -322,7 +324,7 @@ fn count_shard_with(
     let workers = crate::shard::Workers::of(backend, false);
     // A GPU launch takes a batch of chunks (reporting each as its last job is done); the CPU
     // runs one chunk at a time. Only the whole shard shows progress.
-    let levels = levels(n, jobs);
+    let levels = list.levels;
     let run_worker = |worker: usize,
                       source: &ChunkSource,
                       control: &RunControl,
@@ -338,7 +340,8 @@ fn count_shard_with(
                     return Ok(());
                 }
                 for &chunk in &chunks {
-                    let found = run_cpu_jobs(pool, n, &jobs[partition.chunk_range(chunk)], &quiet)?;
+                    let jobs = list.jobs(partition.chunk_range(chunk));
+                    let found = run_cpu_jobs(pool, n, &jobs, &quiet)?;
                     report_found(chunk, found)?;
                 }
             },
@@ -348,7 +351,7 @@ fn count_shard_with(
                 run_gpu_fed(
                     device,
                     n,
-                    jobs,
+                    list,
                     &partition,
                     levels,
                     source,
@@ -370,7 +373,7 @@ fn count_shard_with(
                     let range = partition.chunk_range(chunk);
                     per_slot.push(range.len() as u64);
                     of_job.extend(std::iter::repeat_n(slot as u32, range.len()));
-                    batch_jobs.extend_from_slice(&jobs[range]);
+                    batch_jobs.extend(list.jobs(range));
                 }
                 let mut report_slot = |slot: usize, found: Found| report_found(chunks[slot], found);
                 if batch_jobs.is_empty() {
@@ -399,65 +402,6 @@ fn symmetric_counts(n: u32) -> (u64, u64) {
         .into_par_iter()
         .map(|first| constellation::symmetric_counts_from(n, first))
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-}
-
-/// The jobs of every canonical constellation, expanded row by row on the host (on every
-/// core) until there are at least a quarter of `target` of them, and what the expansion
-/// itself found (boards that ended within it, and its nodes).
-fn constellation_jobs(n: u32, target: u64) -> (Vec<Job>, Found) {
-    let mut starts = Vec::new();
-    let mut found = Found::default();
-    constellation::for_each_canonical(n, |c, orbit| match c.start() {
-        Some((frontier, schedule, _)) => starts.push(Job {
-            frontier,
-            schedule,
-            weight: orbit,
-        }),
-        // Every queen on the border (small boards): the constellation is one solution.
-        None => found.solutions += orbit as u64,
-    });
-    // The shallowest depth that gives at least a quarter of the target, found by counting
-    // (a split at N ≥ 21 is tens of millions of jobs: store them once, at the chosen depth).
-    let jobs_below = |depth: u32| -> Vec<usize> {
-        starts
-            .par_iter()
-            .map(|&start| {
-                let mut count = 0;
-                constellation::split(n, start, depth, &mut |_| count += 1);
-                count
-            })
-            .collect()
-    };
-    let mut depth = 0;
-    let mut counts = jobs_below(depth);
-    while 4 * (counts.iter().sum::<usize>() as u64) < target && depth + 4 < n {
-        depth += 1;
-        counts = jobs_below(depth);
-    }
-    // Each start's jobs go straight to their place in the list, on every core.
-    let mut jobs = vec![Job::default(); counts.iter().sum()];
-    let mut rest = jobs.as_mut_slice();
-    let mut places = Vec::with_capacity(starts.len());
-    for (&start, &count) in starts.iter().zip(&counts) {
-        let (place, tail) = rest.split_at_mut(count);
-        places.push((start, place));
-        rest = tail;
-    }
-    let split_found = places
-        .into_par_iter()
-        .map(|(start, place)| {
-            let mut next = 0;
-            constellation::split(n, start, depth, &mut |job| {
-                place[next] = job;
-                next += 1;
-            })
-        })
-        .reduce(Found::default, |mut a, b| {
-            a.add(&b);
-            a
-        });
-    found.add(&split_found);
-    (jobs, found)
 }
 
 fn run_cpu_jobs(
@@ -543,7 +487,7 @@ struct Slots<'a> {
 fn run_gpu_fed(
     device: &GpuDevice,
     n: u32,
-    jobs: &[Job],
+    list: &JobList,
     partition: &Partition,
     levels: u32,
     source: &ChunkSource,
@@ -556,7 +500,7 @@ fn run_gpu_fed(
     let block = gpu_block();
     let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
     let lanes = blocks as usize * block as usize;
-    let capacity = jobs.len().max(1);
+    let capacity = list.len().max(1);
     let count = u32::try_from(capacity)
         .map_err(|_| GpuError::Unsupported(format!("{capacity} jobs (at most 2³² − 1)")))?;
     let steps = tuning("WARPSEARCH_STEPS_PER_POLL", CONSTELLATION_STEPS_PER_POLL);
@@ -566,7 +510,11 @@ fn run_gpu_fed(
     // Per chunk: solutions, nodes, jobs left.
     let buffers = FedBuffers::new(device, capacity, partition, 2)?;
     let write = |range: std::ops::Range<usize>, at: usize| -> Result<()> {
-        let words: Vec<u64> = jobs[range].iter().flat_map(|job| job.to_words()).collect();
+        let words: Vec<u64> = list
+            .jobs(range)
+            .iter()
+            .flat_map(|job| job.to_words())
+            .collect();
         Ok(device.poke(&device_jobs, at * Job::WORDS, &words)?)
     };
     let launch = || -> Result<()> {
@@ -609,6 +557,7 @@ fn run_gpu_fed(
         first: 4 * lanes,
         low: 2 * lanes,
         top_up: lanes,
+        cover: std::time::Duration::ZERO,
     };
     run_fed(
         device,
@@ -900,8 +849,9 @@ mod tests {
             );
         }
         for target in [1, 1 << 10, 1 << 20] {
-            let (jobs, host) = constellation_jobs(14, target);
-            let mut found = host;
+            let list = JobList::new(14, target);
+            let jobs = list.all();
+            let mut found = list.found;
             found.add(
                 &run_cpu_jobs(
                     &crate::backend::cpu_pool(None).unwrap(),

@@ -17,6 +17,7 @@
 
 mod count;
 pub mod find;
+mod jobs;
 mod reference;
 
 pub use count::{Partial, count_on, count_shard};

@@ -1,0 +1,188 @@
+//! The work list of a constellation count: every canonical constellation expanded a few rows
+//! on the host, made on demand.
+//!
+//! At N ≥ 21 the list is tens of millions of jobs (0.75 GB at N = 21). Writing it out before
+//! the GPUs start, and hashing it for the partition's fingerprint, kept two H200s idle for
+//! ≈ 1.2 s of a 9 s run. A [`JobList`] instead knows, per constellation, how many jobs it
+//! expands into (a counting pass, a fifth of the cost of writing them), so any range of the
+//! list can be made when it is handed out, and the list's identity is the starts, the depth
+//! and those counts: they determine every job.
+
+use kernels::nqueens::constellation::{self, Found, Job};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// The jobs of every canonical constellation, expanded `depth` rows: a list that is the same
+/// on every machine (for a given program version), made range by range.
+pub(super) struct JobList {
+    n: u32,
+    depth: u32,
+    /// Each canonical constellation's starting board (weighted by its orbit).
+    starts: Vec<Job>,
+    /// `first[i]..first[i + 1]` are the jobs of start `i`.
+    first: Vec<usize>,
+    /// What the expansion itself found: boards that ended within it (and the constellations
+    /// that are whole solutions already), and its nodes.
+    pub found: Found,
+    /// Stack slots the jobs need: the most rows one of them has left to fill.
+    pub levels: u32,
+}
+
+impl JobList {
+    /// The list of the shallowest depth that gives at least a quarter of `target` jobs (each
+    /// row deeper multiplies the count by 4–8: insisting on the full target would overshoot it
+    /// several times over). Counting is parallel over the starts.
+    pub fn new(n: u32, target: u64) -> JobList {
+        let mut starts = Vec::new();
+        let mut whole = Found::default();
+        constellation::for_each_canonical(n, |c, orbit| match c.start() {
+            Some((frontier, schedule, _)) => starts.push(Job {
+                frontier,
+                schedule,
+                weight: orbit,
+            }),
+            // Every queen on the border (small boards): the constellation is one solution.
+            None => whole.solutions += orbit as u64,
+        });
+        let mut depth = 0;
+        let mut counted = count_below(n, &starts, depth);
+        while 4 * (counted.iter().map(|c| c.jobs).sum::<usize>() as u64) < target && depth + 4 < n {
+            depth += 1;
+            counted = count_below(n, &starts, depth);
+        }
+        let mut first = Vec::with_capacity(starts.len() + 1);
+        first.push(0);
+        let mut found = whole;
+        let mut levels = 2;
+        for count in &counted {
+            first.push(first.last().copied().unwrap_or(0) + count.jobs);
+            found.add(&count.found);
+            levels = levels.max(count.levels);
+        }
+        JobList {
+            n,
+            depth,
+            starts,
+            first,
+            found,
+            levels,
+        }
+    }
+
+    /// Jobs in the list.
+    pub fn len(&self) -> usize {
+        self.first.last().copied().unwrap_or(0)
+    }
+
+    /// The jobs at positions `range` of the list, made on every core: each start that
+    /// overlaps the range is expanded again and its jobs inside the range kept.
+    pub fn jobs(&self, range: Range<usize>) -> Vec<Job> {
+        let range = range.start.min(self.len())..range.end.min(self.len());
+        if range.is_empty() {
+            return Vec::new();
+        }
+        // The starts whose jobs overlap the range: from the last start that begins at or
+        // before its first job, to the first that begins at or after its end.
+        let from = self.first.partition_point(|&f| f <= range.start) - 1;
+        let to = self.first.partition_point(|&f| f < range.end);
+        let mut jobs = vec![Job::default(); range.len()];
+        let mut rest = jobs.as_mut_slice();
+        let mut places = Vec::with_capacity(to - from);
+        for start in from..to {
+            let own = self.first[start].max(range.start)..self.first[start + 1].min(range.end);
+            let (place, tail) = rest.split_at_mut(own.len());
+            places.push((start, own.start - self.first[start], place));
+            rest = tail;
+        }
+        places.into_par_iter().for_each(|(start, skip, place)| {
+            let mut index = 0usize;
+            constellation::split(self.n, self.starts[start], self.depth, &mut |job| {
+                if let Some(slot) = index.checked_sub(skip).and_then(|i| place.get_mut(i)) {
+                    *slot = job;
+                }
+                index += 1;
+            });
+        });
+        jobs
+    }
+
+    /// Every job of the list.
+    pub fn all(&self) -> Vec<Job> {
+        self.jobs(0..self.len())
+    }
+
+    /// Bytes that identify the list (with the size and program version): the depth, then
+    /// each start's words and job count. Equal bytes give equal jobs, in the same order.
+    pub fn identity(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(8 + self.starts.len() * 8 * (Job::WORDS + 1));
+        bytes.extend_from_slice(&u64::from(self.depth).to_le_bytes());
+        for (start, jobs) in self.starts.iter().zip(self.first.windows(2)) {
+            crate::shard::push_words(&mut bytes, &start.to_words());
+            bytes.extend_from_slice(&((jobs[1] - jobs[0]) as u64).to_le_bytes());
+        }
+        bytes
+    }
+}
+
+/// What expanding one start `depth` rows gives.
+#[derive(Clone, Copy, Default)]
+struct Counted {
+    jobs: usize,
+    found: Found,
+    levels: u32,
+}
+
+/// Counts each start's jobs at `depth`, in parallel.
+fn count_below(n: u32, starts: &[Job], depth: u32) -> Vec<Counted> {
+    starts
+        .par_iter()
+        .map(|&start| {
+            let mut counted = Counted::default();
+            counted.found = constellation::split(n, start, depth, &mut |job| {
+                counted.jobs += 1;
+                counted.levels = counted.levels.max(n - job.frontier.queens());
+            });
+            counted
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The list written out the plain way: every start's jobs in order.
+    fn plain(list: &JobList) -> Vec<Job> {
+        let mut jobs = Vec::new();
+        for &start in &list.starts {
+            constellation::split(list.n, start, list.depth, &mut |job| jobs.push(job));
+        }
+        jobs
+    }
+
+    #[test]
+    fn the_whole_list_is_every_start_expanded_in_order() {
+        for (n, target) in [(8, 1), (11, 1 << 10), (13, 1 << 16)] {
+            let list = JobList::new(n, target);
+            let all = list.all();
+            assert_eq!(all, plain(&list), "n = {n}");
+            assert_eq!(all.len(), list.len());
+            let levels = all.iter().map(|j| n - j.frontier.queens()).max();
+            assert_eq!(list.levels, levels.unwrap_or(2).max(2));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Any range is the same slice of the whole list (ranges past the end are cut).
+        #[test]
+        fn a_range_is_a_slice_of_the_whole_list(a in 0usize..3000, b in 0usize..3000) {
+            let list = JobList::new(12, 1 << 10);
+            let all = list.all();
+            let (a, b) = (a.min(b), a.max(b));
+            let expected = &all[a.min(all.len())..b.min(all.len())];
+            prop_assert_eq!(list.jobs(a..b), expected);
+        }
+    }
+}
