@@ -196,37 +196,20 @@ pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
                 if frontier.is_empty() || frontier.len() as u64 >= target || nodes >= target {
                     break;
                 }
-                // Each board's children and finds, on every core (rayon keeps their order, so
-                // parts and cross-checks see the same subtrees).
-                let expanded: Vec<(Vec<Cells>, Vec<Configuration>)> = frontier
-                    .par_iter()
-                    .map(|cells| {
-                        let (mut children, mut finds) = (Vec::new(), Vec::new());
-                        expand(
-                            n,
-                            &lines,
-                            techniques,
-                            cells,
-                            |done| finds.push(done.points.to_array()[..n as usize].to_vec()),
-                            |child| children.push(*child),
-                        );
-                        (children, finds)
-                    })
-                    .collect();
-                nodes += frontier.len() as u64;
-                let mut next = Vec::new();
-                for (children, finds) in expanded {
-                    next.extend(children);
-                    complete.extend(finds);
-                }
+                let every = vec![true; frontier.len()];
+                let (next, expanded) =
+                    expand_some(n, &lines, techniques, &frontier, &every, &mut complete);
+                nodes += expanded;
                 frontier = next;
             }
             // A full split's heaviest boards a level further (small boards stop early).
             if frontier.len() as u64 >= target {
                 for _ in 0..REFINE_PASSES {
-                    let refined = refine(n, &lines, techniques, frontier, &mut complete);
-                    nodes += refined.1;
-                    frontier = refined.0;
+                    let heaviest = heaviest(n, &frontier);
+                    let (next, expanded) =
+                        expand_some(n, &lines, techniques, &frontier, &heaviest, &mut complete);
+                    nodes += expanded;
+                    frontier = next;
                 }
             }
             Split {
@@ -238,7 +221,7 @@ pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
     }
 }
 
-/// Passes of [`refine`] after the breadth-first split, each expanding the heaviest
+/// Passes after the breadth-first split, each expanding the heaviest
 /// [`REFINE_PER_MILLE`] ‰ of the boards.
 ///
 /// The breadth-first frontier's subtrees are very uneven: at n = 12 the largest 1 % hold 56 %
@@ -250,31 +233,39 @@ pub(crate) fn split_search(n: u32, target: u64, engine: Engine) -> Split {
 /// Σ size² / Σ size (the work in progress when the list runs dry) 15× smaller, for 49 % more
 /// subtrees and 0.3 s more splitting on two cores.
 const REFINE_PASSES: u32 = 8;
-/// Boards a [`refine`] pass expands, per thousand.
+/// Boards a refining pass expands, per thousand.
 const REFINE_PER_MILLE: usize = 50;
 
-/// The frontier with its heaviest [`REFINE_PER_MILLE`] ‰ of boards (by [`log_choices`])
-/// replaced by their children, in place (so the list stays in a fixed order); the nodes
-/// expanded.
-fn refine(
-    n: u32,
-    lines: &PairLines,
-    techniques: Techniques,
-    frontier: Vec<Cells>,
-    complete: &mut Vec<Configuration>,
-) -> (Vec<Cells>, u64) {
+/// Which boards of `frontier` are among its heaviest [`REFINE_PER_MILLE`] ‰ by
+/// [`log_choices`] (ties at the cut included).
+fn heaviest(n: u32, frontier: &[Cells]) -> Vec<bool> {
     let weights: Vec<f64> = frontier.par_iter().map(|b| log_choices(n, b)).collect();
     let mut sorted = weights.clone();
     sorted.sort_by(f64::total_cmp);
-    let Some(&cut) = sorted.get(sorted.len() - sorted.len() * REFINE_PER_MILLE / 1000) else {
-        return (frontier, 0);
-    };
-    let expanded: Vec<(Vec<Cells>, Vec<Configuration>, u64)> = frontier
+    match sorted.get(sorted.len() - sorted.len() * REFINE_PER_MILLE / 1000) {
+        Some(&cut) => weights.iter().map(|&w| w >= cut).collect(),
+        None => vec![false; frontier.len()],
+    }
+}
+
+/// `frontier` with each board marked in `chosen` replaced by its children, in place, on every
+/// core (rayon keeps the order, so parts, shards and cross-checks see the same subtrees); the
+/// configurations met on the way go to `complete`. Returns the new frontier and the boards
+/// expanded (nodes).
+fn expand_some(
+    n: u32,
+    lines: &PairLines,
+    techniques: Techniques,
+    frontier: &[Cells],
+    chosen: &[bool],
+    complete: &mut Vec<Configuration>,
+) -> (Vec<Cells>, u64) {
+    let expanded: Vec<(Vec<Cells>, Vec<Configuration>)> = frontier
         .par_iter()
-        .zip(&weights)
-        .map(|(cells, &weight)| {
-            if weight < cut {
-                return (vec![*cells], Vec::new(), 0);
+        .zip(chosen)
+        .map(|(cells, &chosen)| {
+            if !chosen {
+                return (vec![*cells], Vec::new());
             }
             let (mut children, mut finds) = (Vec::new(), Vec::new());
             expand(
@@ -285,17 +276,15 @@ fn refine(
                 |done| finds.push(done.points.to_array()[..n as usize].to_vec()),
                 |child| children.push(*child),
             );
-            (children, finds, 1)
+            (children, finds)
         })
         .collect();
     let mut next = Vec::new();
-    let mut nodes = 0;
-    for (children, finds, expanded) in expanded {
+    for (children, finds) in expanded {
         next.extend(children);
         complete.extend(finds);
-        nodes += expanded;
     }
-    (next, nodes)
+    (next, chosen.iter().filter(|&&c| c).count() as u64)
 }
 
 /// Most levels the host expands when splitting the propagating search.
