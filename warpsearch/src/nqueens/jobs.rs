@@ -90,6 +90,10 @@ impl JobList {
         let mut places = Vec::with_capacity(to - from);
         for start in from..to {
             let own = self.first[start].max(range.start)..self.first[start + 1].min(range.end);
+            if own.is_empty() {
+                // A start with no jobs (all its boards ended within the expansion).
+                continue;
+            }
             let (place, tail) = rest.split_at_mut(own.len());
             places.push((start, own.start - self.first[start], place));
             rest = tail;
