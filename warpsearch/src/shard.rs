@@ -117,14 +117,7 @@ impl Partition {
         unit_bytes: impl Fn(&U, &mut Vec<u8>) + Sync,
     ) -> Partition {
         use rayon::prelude::*;
-        let mut partition = Partition {
-            problem: problem.into(),
-            n,
-            version: VERSION.into(),
-            units: units.len() as u64,
-            chunks,
-            fingerprint: String::new(),
-        };
+        let mut partition = Partition::unhashed(problem, n, units.len() as u64, chunks);
         let chunk_hashes: Vec<blake3::Hash> = (0..chunks.max(1))
             .into_par_iter()
             .map(|chunk| {
@@ -151,16 +144,21 @@ impl Partition {
         chunks: u32,
         identity: &[u8],
     ) -> Partition {
-        let mut partition = Partition {
+        let mut partition = Partition::unhashed(problem, n, units, chunks);
+        partition.fingerprint = partition.hash_with([identity]);
+        partition
+    }
+
+    /// This program version's partition, its fingerprint still to be set.
+    fn unhashed(problem: &str, n: u32, units: u64, chunks: u32) -> Partition {
+        Partition {
             problem: problem.into(),
             n,
             version: VERSION.into(),
             units,
             chunks,
             fingerprint: String::new(),
-        };
-        partition.fingerprint = partition.hash_with([identity]);
-        partition
+        }
     }
 
     /// BLAKE3 of the problem, size, chunks and units, then `parts` in order, in hex.
