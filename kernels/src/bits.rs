@@ -92,6 +92,10 @@ pub fn lop3<const LUT: u8>(a: u32, b: u32, c: u32) -> u32 {
 pub const MAJ3: u8 = 0xE8;
 /// Truth table of three-way exclusive or.
 pub const XOR3: u8 = 0x96;
+/// Truth table of three-way or.
+pub const OR3: u8 = 0xFE;
+/// Truth table of three-way nor: set where none of the inputs is.
+pub const NOR3: u8 = 0x01;
 
 /// Bitwise majority of three words: `(a & b) | (a & c) | (b & c)`. One `LOP3` on the GPU.
 #[inline(always)]
@@ -103,6 +107,20 @@ pub fn maj3(a: u32, b: u32, c: u32) -> u32 {
 #[inline(always)]
 pub fn xor3(a: u32, b: u32, c: u32) -> u32 {
     lop3::<XOR3>(a, b, c)
+}
+
+/// Three-way or `a | b | c`. One `LOP3` on the GPU, where the compiler may otherwise spend two
+/// on it when one of the inputs is shared with another expression.
+#[inline(always)]
+pub fn or3(a: u32, b: u32, c: u32) -> u32 {
+    lop3::<OR3>(a, b, c)
+}
+
+/// Three-way nor `!(a | b | c)`: the squares none of three attack masks covers. One `LOP3` on
+/// the GPU.
+#[inline(always)]
+pub fn nor3(a: u32, b: u32, c: u32) -> u32 {
+    lop3::<NOR3>(a, b, c)
 }
 
 /// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit
@@ -197,6 +215,8 @@ mod tests {
         fn lop3_matches_truth_table(a: u32, b: u32, c: u32) {
             prop_assert_eq!(maj3(a, b, c), lop3_reference(MAJ3, a, b, c));
             prop_assert_eq!(xor3(a, b, c), lop3_reference(XOR3, a, b, c));
+            prop_assert_eq!(or3(a, b, c), a | b | c);
+            prop_assert_eq!(nor3(a, b, c), !(a | b | c));
             prop_assert_eq!(lop3::<0x1E>(a, b, c), lop3_reference(0x1E, a, b, c));
             prop_assert_eq!(lop3::<0x00>(a, b, c), 0);
             prop_assert_eq!(lop3::<0xFF>(a, b, c), u32::MAX);

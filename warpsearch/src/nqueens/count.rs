@@ -434,12 +434,12 @@ fn run_cpu_jobs(
     found.ok_or(Error::Interrupted)
 }
 
-/// Stack slots the jobs need: one per row left to fill (see `Counter`).
+/// Stack slots the jobs need (see `Counter`).
 fn levels(n: u32, jobs: &[Job]) -> u32 {
     jobs.iter()
-        .map(|job| n - job.frontier.queens())
+        .map(|job| constellation::stack_levels(n - job.frontier.queens()))
         .max()
-        .unwrap_or(2)
+        .unwrap_or(1)
 }
 
 /// Shared memory a block of the constellation kernel needs for `levels` levels a thread.
@@ -534,7 +534,7 @@ fn run_gpu_fed(
             .arg(&buffers.slot_counters)
             .arg(&buffers.feed);
         // SAFETY: arguments match `warpsearch_nqueens_constellation`: room for `count` jobs of
-        // 5 words with at most `levels` rows to fill (written before the feed's count covers
+        // 5 words with at most `levels + 1` rows to fill (written before the feed's count covers
         // them), zeroed counter, stop word and tallies, a slot per job below
         // `partition.chunks` and three counters per chunk, the two zeroed feed words,
         // `levels × 768` bytes of shared memory per warp, whole-warp blocks.
@@ -633,7 +633,7 @@ fn run_gpu_jobs_with(
     // No feed: every job is there from the start.
     launch.arg(&no_slots);
     // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
-    // at most `levels` rows to fill, zeroed counter, stop word and tallies, a slot per job and
+    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, a slot per job and
     // three counters per slot (or null pointers), a null feed, `levels × 768` bytes of shared
     // memory per warp, whole-warp blocks.
     step("launching the N-Queens constellation kernel", unsafe {

@@ -53,7 +53,7 @@ impl JobList {
         let mut first = Vec::with_capacity(starts.len() + 1);
         first.push(0);
         let mut found = whole;
-        let mut levels = 2;
+        let mut levels = 1;
         for count in &counted {
             first.push(first.last().copied().unwrap_or(0) + count.jobs);
             found.add(&count.found);
@@ -144,7 +144,9 @@ fn count_below(n: u32, starts: &[Job], depth: u32) -> Vec<Counted> {
             let mut counted = Counted::default();
             counted.found = constellation::split(n, start, depth, &mut |job| {
                 counted.jobs += 1;
-                counted.levels = counted.levels.max(n - job.frontier.queens());
+                counted.levels = counted
+                    .levels
+                    .max(constellation::stack_levels(n - job.frontier.queens()));
             });
             counted
         })
@@ -172,8 +174,8 @@ mod tests {
             let all = list.all();
             assert_eq!(all, plain(&list), "n = {n}");
             assert_eq!(all.len(), list.len());
-            let levels = all.iter().map(|j| n - j.frontier.queens()).max();
-            assert_eq!(list.levels, levels.unwrap_or(2).max(2));
+            let rows = all.iter().map(|j| n - j.frontier.queens()).max();
+            assert_eq!(list.levels, constellation::stack_levels(rows.unwrap_or(2)));
         }
     }
 
