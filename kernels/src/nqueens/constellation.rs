@@ -24,7 +24,8 @@
 //! masks are 64 bits wide (see [`Frontier`]). The rows of the side queens are skipped, so the
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
-use crate::bits::{lowest_bit, maj3, nor3, or3, popc};
+use super::lookahead::doomed;
+use crate::bits::{lowest_bit, nor3, popc};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
 /// can be at negative columns there, and come onto the board as the search goes down.
@@ -86,18 +87,12 @@ impl Frontier {
         }
     }
 
-    /// Columns of this row worth trying: the free ones, less those that would leave the row
-    /// `rows` further down (1, 2 or 3) with no free square — a one-row look-ahead, which
-    /// spares the search a third of its steps. A column `b` empties the next row exactly when
-    /// the next row's free columns `f` (before this row's queen) all lie in
-    /// `{b − rows, b, b + rows}`. That is tested for `f` of at most two columns (every column
-    /// dies when `f` is empty, with one its three neighbours do, with two the columns that
-    /// attack both); a larger `f` rarely dies, and is left to the search. On the row before
-    /// last this is exact: the last row then has at most two free columns, so each candidate
-    /// completes exactly one board.
+    /// Columns of this row worth trying: the free ones, less those that would leave the next
+    /// row to fill, `rows` further down (1, 2 or 3), with no free square ([`doomed`]). On the
+    /// row before last, each of them completes exactly one board.
     ///
-    /// GPU: two funnel shifts bring the diagonals to the next row, then shifts, `LOP3`s and
-    /// selects; no branch.
+    /// GPU: two funnel shifts bring the diagonals to the next row, two `LOP3`s give both rows'
+    /// free columns, then [`doomed`]; no branch.
     #[inline(always)]
     pub fn candidates(self, mask: u32, rows: u32) -> u32 {
         let free = mask
@@ -112,20 +107,7 @@ impl Frontier {
                 ((self.left << rows) >> LEFT_OFFSET) as u32,
                 (self.right >> rows) as u32,
             );
-        let (up, down) = (ahead.wrapping_mul(power_of_two(rows)), ahead >> rows);
-        // One free column (or none: then nothing survives, below): its three neighbours kill.
-        let one = or3(up, ahead, down);
-        // Two: a column kills both when it attacks both.
-        let two = maj3(up, ahead, down);
-        let rest = ahead & ahead.wrapping_sub(1);
-        let kill = if rest == 0 {
-            one
-        } else if rest & rest.wrapping_sub(1) == 0 {
-            two
-        } else {
-            0
-        };
-        if ahead == 0 { 0 } else { free & !kill }
+        free & !doomed(ahead, rows)
     }
 
     /// Queens placed so far (border queens included).
@@ -347,14 +329,6 @@ pub fn for_each_canonical(n: u32, mut visit: impl FnMut(Constellation, u32)) {
     }
 }
 
-/// 2^`rows` for `rows` in 1..=3, as `rows · (rows − 1) + 2`: GPU `IMAD`s on the multiply pipe
-/// instead of a shift on the integer pipe, which limits the counter's step.
-#[inline(always)]
-fn power_of_two(rows: u32) -> u32 {
-    debug_assert!((1..=3).contains(&rows), "a shift of {rows} rows");
-    rows * rows.wrapping_sub(1) + 2
-}
-
 /// Rows to shift after placing a queen on a board with `queens` queens.
 #[inline(always)]
 fn shift(schedule: u64, queens: u32) -> u32 {
@@ -378,17 +352,20 @@ impl Found {
     }
 }
 
-/// Expands a job's first `depth` rows on the host, calling `emit` with every partial board that
-/// still has at least two rows to fill; the boards that end sooner are counted into the
-/// returned tally (with the nodes of the expansion).
-pub fn split(n: u32, job: Job, depth: u32, emit: &mut impl FnMut(Job)) -> Found {
+/// Expands a job on the host until at most `rows` rows (at least 2) are left to fill, calling
+/// `emit` with every such partial board; the boards that end sooner are counted into the
+/// returned tally (with the nodes of the expansion). Splitting to a number of rows left,
+/// rather than a number of rows placed, makes jobs of constellations with fewer border rows
+/// no bigger than the others: the GPU's stacks are as deep as the deepest job, and its last
+/// jobs as long as the longest.
+pub fn split(n: u32, job: Job, rows: u32, emit: &mut impl FnMut(Job)) -> Found {
     let mask = if n == 32 { u32::MAX } else { (1 << n) - 1 };
     let mut found = Found::default();
-    expand(n, mask, job, depth, emit, &mut found);
+    expand(n, mask, job, rows.max(2), emit, &mut found);
     found
 }
 
-fn expand(n: u32, mask: u32, job: Job, depth: u32, emit: &mut impl FnMut(Job), found: &mut Found) {
+fn expand(n: u32, mask: u32, job: Job, rows: u32, emit: &mut impl FnMut(Job), found: &mut Found) {
     let frontier = job.frontier;
     let free = frontier.free(mask);
     if frontier.queens() == n - 1 {
@@ -397,7 +374,7 @@ fn expand(n: u32, mask: u32, job: Job, depth: u32, emit: &mut impl FnMut(Job), f
         found.nodes += popc(free) as u64;
         return;
     }
-    if depth == 0 && frontier.queens() + 2 <= n {
+    if n - frontier.queens() <= rows {
         emit(job);
         return;
     }
@@ -410,7 +387,7 @@ fn expand(n: u32, mask: u32, job: Job, depth: u32, emit: &mut impl FnMut(Job), f
             frontier: frontier.place(bit, shift(job.schedule, frontier.queens())),
             ..job
         };
-        expand(n, mask, child, depth.saturating_sub(1), emit, found);
+        expand(n, mask, child, rows, emit, found);
     }
 }
 
@@ -712,7 +689,7 @@ mod tests {
     use super::*;
     use crate::nqueens::KNOWN;
 
-    fn count(n: u32, depth: u32) -> (u64, u64) {
+    fn count(n: u32, rows: u32) -> (u64, u64) {
         let mut found = Found::default();
         let mut counter = Counter::new(n, [Level::default(); 32]);
         for_each_canonical(n, |c, orbit| {
@@ -727,7 +704,7 @@ mod tests {
                 schedule,
                 weight: orbit,
             };
-            let host = split(n, job, depth, &mut |job| {
+            let host = split(n, job, rows, &mut |job| {
                 counter.load(job);
                 counter.run();
             });
@@ -739,14 +716,15 @@ mod tests {
     }
 
     #[test]
-    fn totals_and_classes_match_the_known_values_at_every_split_depth() {
+    fn totals_and_classes_match_the_known_values_wherever_the_host_split_stops() {
         for n in 4..=12 {
             let expected = KNOWN[n as usize - 1];
-            for depth in 0..4 {
-                assert_eq!(count(n, depth), expected, "n = {n}, depth = {depth}");
+            // From splitting to the last two rows to not splitting at all.
+            for rows in 2..=n {
+                assert_eq!(count(n, rows), expected, "n = {n}, rows = {rows}");
             }
         }
-        assert_eq!(count(13, 2), KNOWN[12]);
+        assert_eq!(count(13, 9), KNOWN[12]);
     }
 
     #[test]

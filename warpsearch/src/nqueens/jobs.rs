@@ -1,22 +1,22 @@
-//! The work list of a constellation count: every canonical constellation expanded a few rows
-//! on the host, made on demand.
+//! The work list of a constellation count: every canonical constellation expanded on the host
+//! to a number of rows left to fill, made on demand.
 //!
 //! At N ≥ 21 the list is tens of millions of jobs (0.75 GB at N = 21). Writing it out before
 //! the GPUs start, and hashing it for the partition's fingerprint, kept two H200s idle for
 //! ≈ 1.2 s of a 9 s run. A [`JobList`] instead knows, per constellation, how many jobs it
 //! expands into (a counting pass, a fifth of the cost of writing them), so any range of the
-//! list can be made when it is handed out, and the list's identity is the starts, the depth
-//! and those counts: they determine every job.
+//! list can be made when it is handed out, and the list's identity is the starts, the rows
+//! left and those counts: they determine every job.
 
 use kernels::nqueens::constellation::{self, Found, Job};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// The jobs of every canonical constellation, expanded `depth` rows: a list that is the same
-/// on every machine (for a given program version), made range by range.
+/// The jobs of every canonical constellation, expanded until `rows` rows are left to fill: a
+/// list that is the same on every machine (for a given program version), made range by range.
 pub(super) struct JobList {
     n: u32,
-    depth: u32,
+    rows: u32,
     /// Each canonical constellation's starting board (weighted by its orbit).
     starts: Vec<Job>,
     /// `first[i]..first[i + 1]` are the jobs of start `i`.
@@ -29,9 +29,9 @@ pub(super) struct JobList {
 }
 
 impl JobList {
-    /// The list of the shallowest depth that gives at least a quarter of `target` jobs (each
-    /// row deeper multiplies the count by 4–8: insisting on the full target would overshoot it
-    /// several times over). Counting is parallel over the starts.
+    /// The list with the most rows left per job that gives at least a quarter of `target` jobs
+    /// (each row fewer multiplies the count by 4–8: insisting on the full target would
+    /// overshoot it several times over). Counting is parallel over the starts.
     pub fn new(n: u32, target: u64) -> JobList {
         let mut starts = Vec::new();
         let mut whole = Found::default();
@@ -44,11 +44,19 @@ impl JobList {
             // Every queen on the border (small boards): the constellation is one solution.
             None => whole.solutions += orbit as u64,
         });
-        let mut depth = 0;
-        let mut counted = count_below(n, &starts, depth);
-        while 4 * (counted.iter().map(|c| c.jobs).sum::<usize>() as u64) < target && depth + 4 < n {
-            depth += 1;
-            counted = count_below(n, &starts, depth);
+        // The canonical order puts the constellations with the largest jobs last; handed out
+        // first, they no longer make the run's tail (a simulation of the GPU's lanes at n = 16
+        // and 17: the longest lane 1.31 → 1.21 and 1.29 → 1.17 times the average).
+        starts.reverse();
+        let mut rows = starts
+            .iter()
+            .map(|start| n - start.frontier.queens())
+            .max()
+            .unwrap_or(2);
+        let mut counted = count_below(n, &starts, rows);
+        while 4 * (counted.iter().map(|c| c.jobs).sum::<usize>() as u64) < target && rows > 4 {
+            rows -= 1;
+            counted = count_below(n, &starts, rows);
         }
         let mut first = Vec::with_capacity(starts.len() + 1);
         first.push(0);
@@ -61,7 +69,7 @@ impl JobList {
         }
         JobList {
             n,
-            depth,
+            rows,
             starts,
             first,
             found,
@@ -100,7 +108,7 @@ impl JobList {
         }
         places.into_par_iter().for_each(|(start, skip, place)| {
             let mut index = 0usize;
-            constellation::split(self.n, self.starts[start], self.depth, &mut |job| {
+            constellation::split(self.n, self.starts[start], self.rows, &mut |job| {
                 if let Some(slot) = index.checked_sub(skip).and_then(|i| place.get_mut(i)) {
                     *slot = job;
                 }
@@ -115,11 +123,11 @@ impl JobList {
         self.jobs(0..self.len())
     }
 
-    /// Bytes that identify the list (with the size and program version): the depth, then
+    /// Bytes that identify the list (with the size and program version): the rows left, then
     /// each start's words and job count. Equal bytes give equal jobs, in the same order.
     pub fn identity(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(8 + self.starts.len() * 8 * (Job::WORDS + 1));
-        bytes.extend_from_slice(&u64::from(self.depth).to_le_bytes());
+        bytes.extend_from_slice(&u64::from(self.rows).to_le_bytes());
         for (start, jobs) in self.starts.iter().zip(self.first.windows(2)) {
             crate::shard::push_words(&mut bytes, &start.to_words());
             bytes.extend_from_slice(&((jobs[1] - jobs[0]) as u64).to_le_bytes());
@@ -128,7 +136,7 @@ impl JobList {
     }
 }
 
-/// What expanding one start `depth` rows gives.
+/// What expanding one start to `rows` rows left gives.
 #[derive(Clone, Copy, Default)]
 struct Counted {
     jobs: usize,
@@ -136,13 +144,13 @@ struct Counted {
     levels: u32,
 }
 
-/// Counts each start's jobs at `depth`, in parallel.
-fn count_below(n: u32, starts: &[Job], depth: u32) -> Vec<Counted> {
+/// Counts each start's jobs at `rows` rows left, in parallel.
+fn count_below(n: u32, starts: &[Job], rows: u32) -> Vec<Counted> {
     starts
         .par_iter()
         .map(|&start| {
             let mut counted = Counted::default();
-            counted.found = constellation::split(n, start, depth, &mut |job| {
+            counted.found = constellation::split(n, start, rows, &mut |job| {
                 counted.jobs += 1;
                 counted.levels = counted
                     .levels
@@ -162,7 +170,7 @@ mod tests {
     fn plain(list: &JobList) -> Vec<Job> {
         let mut jobs = Vec::new();
         for &start in &list.starts {
-            constellation::split(list.n, start, list.depth, &mut |job| jobs.push(job));
+            constellation::split(list.n, start, list.rows, &mut |job| jobs.push(job));
         }
         jobs
     }
