@@ -24,7 +24,7 @@
 //! masks are 64 bits wide (see [`Frontier`]). The rows of the side queens are skipped, so the
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
-use super::lookahead::doomed;
+use super::lookahead::spared;
 use crate::bits::{lowest_bit, nor3, popc};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
@@ -88,11 +88,11 @@ impl Frontier {
     }
 
     /// Columns of this row worth trying: the free ones, less those that would leave the next
-    /// row to fill, `rows` further down (1, 2 or 3), with no free square ([`doomed`]). On the
+    /// row to fill, `rows` further down (1, 2 or 3), with no free square ([`spared`]). On the
     /// row before last, each of them completes exactly one board.
     ///
     /// GPU: two funnel shifts bring the diagonals to the next row, two `LOP3`s give both rows'
-    /// free columns, then [`doomed`]; no branch.
+    /// free columns, then [`spared`]; no branch.
     #[inline(always)]
     pub fn candidates(self, mask: u32, rows: u32) -> u32 {
         let free = mask
@@ -107,7 +107,7 @@ impl Frontier {
                 ((self.left << rows) >> LEFT_OFFSET) as u32,
                 (self.right >> rows) as u32,
             );
-        free & !doomed(ahead, rows)
+        free & spared(ahead, rows)
     }
 
     /// Queens placed so far (border queens included).
