@@ -414,7 +414,8 @@ fn run_cpu_jobs(
     let found = pool.install(|| {
         jobs.par_chunks(CPU_CHUNK)
             .map(|chunk| {
-                let found = count_jobs(n, chunk, control)?;
+                let found =
+                    run_units_fast(Counter::new(n, [Level::default(); 32]), chunk, control)?;
                 progress.advance(chunk.len() as u64);
                 Some(found)
             })
@@ -721,7 +722,7 @@ fn run_cpu(
         subproblems
             .par_chunks(CPU_CHUNK)
             .map(|chunk| {
-                let tally = search_chunk(n, chunk, control)?;
+                let tally = run_units_fast(Search::new(n, [0u32; 32]), chunk, control)?;
                 progress.advance(chunk.len() as u64);
                 Some(tally)
             })
@@ -734,76 +735,95 @@ fn run_cpu(
     tally.ok_or(Error::Interrupted)
 }
 
-/// True when this CPU has the bit instructions of x86-64-v3 (popcnt, BMI1, BMI2, LZCNT). The
-/// default x86-64 target has none of them (`count_ones` is a 12-instruction sequence there), so
-/// each search loop is also compiled with them and chosen at run time: N=16 on one thread, row
-/// search 1.91 → 1.84 s, constellation counter 3.6 → 2.5 s (`docs/notes/nqueens-gpu.md`,
-/// session 11). A generic wrapper taking the loop as a closure lost most of it (the closure
-/// was not inlined into the feature-enabled function), hence one function pair per loop.
-#[cfg(target_arch = "x86_64")]
-fn has_bit_instructions() -> bool {
-    std::is_x86_feature_detected!("popcnt")
+/// A counting search that runs units of work one after another: the row search over
+/// subproblems (CPU backend) or the constellation counter over jobs (CPU shards).
+trait UnitSearch {
+    type Unit: Copy;
+    type Found;
+    fn load(&mut self, unit: Self::Unit);
+    fn run(&mut self);
+    fn found(&self) -> Self::Found;
+}
+
+impl UnitSearch for Search<[u32; 32]> {
+    type Unit = Subproblem;
+    type Found = Tally;
+    #[inline(always)]
+    fn load(&mut self, unit: Subproblem) {
+        Search::load(self, unit)
+    }
+    #[inline(always)]
+    fn run(&mut self) {
+        Search::run(self)
+    }
+    fn found(&self) -> Tally {
+        self.tally
+    }
+}
+
+impl UnitSearch for Counter<[Level; 32]> {
+    type Unit = Job;
+    type Found = Found;
+    #[inline(always)]
+    fn load(&mut self, unit: Job) {
+        Counter::load(self, unit)
+    }
+    #[inline(always)]
+    fn run(&mut self) {
+        Counter::run(self)
+    }
+    fn found(&self) -> Found {
+        self.found
+    }
+}
+
+/// Runs `units` through `engine` on this thread; `None` once the run is cancelled.
+#[inline(always)]
+fn run_units<E: UnitSearch>(
+    mut engine: E,
+    units: &[E::Unit],
+    control: &RunControl,
+) -> Option<E::Found> {
+    for &unit in units {
+        if control.cancelled() {
+            return None;
+        }
+        engine.load(unit);
+        engine.run();
+    }
+    Some(engine.found())
+}
+
+/// [`run_units`], on x86-64 compiled for the bit instructions of x86-64-v3 (popcnt, BMI1,
+/// BMI2, LZCNT) when this CPU has them. The default x86-64 target has none of them
+/// (`count_ones` is a 12-instruction sequence there), so the loop is also compiled with them
+/// and chosen at run time: N=16 on one thread, row search 1.91 → 1.85 s, constellation counter
+/// 3.6 → 2.4 s (`docs/notes/nqueens-gpu.md`, session 11). The search is inlined into the
+/// feature-enabled function (`#[inline(always)]` all the way down: a closure was not inlined
+/// there, and kept only part of the gain).
+fn run_units_fast<E: UnitSearch>(
+    engine: E,
+    units: &[E::Unit],
+    control: &RunControl,
+) -> Option<E::Found> {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("lzcnt")
-}
-
-/// The row search of `chunk`'s subproblems on this thread; `None` once the run is cancelled.
-fn search_chunk(n: u32, chunk: &[Subproblem], control: &RunControl) -> Option<Tally> {
-    #[cfg(target_arch = "x86_64")]
-    if has_bit_instructions() {
-        // SAFETY: the CPU has every feature `search_chunk_bits` is compiled for.
-        return unsafe { search_chunk_bits(n, chunk, control) };
-    }
-    search_chunk_inline(n, chunk, control)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
-fn search_chunk_bits(n: u32, chunk: &[Subproblem], control: &RunControl) -> Option<Tally> {
-    search_chunk_inline(n, chunk, control)
-}
-
-#[inline(always)]
-fn search_chunk_inline(n: u32, chunk: &[Subproblem], control: &RunControl) -> Option<Tally> {
-    let mut search = Search::new(n, [0u32; 32]);
-    for &subproblem in chunk {
-        if control.cancelled() {
-            return None;
+    {
+        #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+        fn run_with_bits<E: UnitSearch>(
+            engine: E,
+            units: &[E::Unit],
+            control: &RunControl,
+        ) -> Option<E::Found> {
+            run_units(engine, units, control)
         }
-        search.load(subproblem);
-        search.run();
+        // SAFETY: the CPU has every feature `run_with_bits` is compiled for (tested above).
+        return unsafe { run_with_bits(engine, units, control) };
     }
-    Some(search.tally)
-}
-
-/// The constellation counter over `jobs` on this thread; `None` once the run is cancelled.
-fn count_jobs(n: u32, jobs: &[Job], control: &RunControl) -> Option<Found> {
-    #[cfg(target_arch = "x86_64")]
-    if has_bit_instructions() {
-        // SAFETY: the CPU has every feature `count_jobs_bits` is compiled for.
-        return unsafe { count_jobs_bits(n, jobs, control) };
-    }
-    count_jobs_inline(n, jobs, control)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
-fn count_jobs_bits(n: u32, jobs: &[Job], control: &RunControl) -> Option<Found> {
-    count_jobs_inline(n, jobs, control)
-}
-
-#[inline(always)]
-fn count_jobs_inline(n: u32, jobs: &[Job], control: &RunControl) -> Option<Found> {
-    let mut counter = Counter::new(n, [Level::default(); 32]);
-    for &job in jobs {
-        if control.cancelled() {
-            return None;
-        }
-        counter.load(job);
-        counter.run();
-    }
-    Some(counter.found)
+    run_units(engine, units, control)
 }
 
 /// Threads the GPU keeps resident for the N-Queens kernel at this `n`.
