@@ -434,12 +434,14 @@ impl<const N: usize> LevelStack for [Level; N] {
 /// The depth-first search of one job, one queen placed per step and no other kind of step.
 ///
 /// A step reads the top level, takes its lowest candidate (popping the level when that was its
-/// last), and places it: the child is either the last row — its free columns are added to the
-/// count at once — or pushed when it has candidates. Every step runs the same instructions, so
-/// the lanes of a warp stay in step whatever their boards (the design of ygch/n_queens, here
-/// with the border queens preloaded and the rows of side queens skipped by the schedule):
-/// the child is written to the slot above the live stack whether it is kept or not (a store
-/// instead of a branch), and the count of a last row is a select.
+/// last), and places it. The child's candidates are only the columns that leave the row after
+/// it a free square ([`Frontier::candidates`], a one-row look-ahead), so on the row before
+/// last each of them completes a board: such a child is counted, any other is pushed when it
+/// has candidates. Every step runs the same instructions, so the lanes of a warp stay in step
+/// whatever their boards (the design of ygch/n_queens, here with the border queens preloaded
+/// and the rows of side queens skipped by the schedule): the child is written to the slot
+/// above the live stack whether it is kept or not (a store instead of a branch), and the count
+/// is a select.
 ///
 /// The stack needs one slot per row the job leaves to fill but the last
 /// ([`stack_levels`]).
