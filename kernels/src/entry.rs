@@ -179,7 +179,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     // SAFETY: `job_slots` is null or holds a slot below the triples of `slot_counters` for
     // every job (the contract above).
     let slots = unsafe { SlotCounters::new(job_slots, slot_counters) };
-    let mut counter = Counter::new(n, stack);
+    // One row of look-ahead: a second saves steps but costs more instructions than it saves
+    // on the GPU, where instruction issue is the limit (`Frontier::candidates_ahead`).
+    let mut counter = Counter::<_, 1>::new(n, stack);
     let mut exhausted = false;
     // The job this lane runs, for the per-slot counts: its index and the lane's counts when it
     // started.

@@ -20,10 +20,32 @@ use crate::bits::{MAJ3, lop3, nor3};
 /// GPU: a multiplication (2^rows, on the multiply pipe) and a shift for the neighbours, one
 /// `LOP3` each for the one- and two-column sets (built complemented: no separate `NOT`), two
 /// tests and selects; no branch.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn spared(ahead: u32, rows: u32) -> u32 {
-    let (one, two) = spared_sets(ahead, rows);
+    choose(
+        ahead,
+        spared_sets(ahead, ahead.wrapping_mul(power_of_two(rows)), ahead >> rows),
+    )
+}
+
+/// [`spared`] for a row up to 31 rows down (`rows` ≥ 1): the same sets, the neighbours by two
+/// shifts (GPU: `SHF`s on the integer pipe, where `spared` multiplies).
+#[inline(always)]
+pub fn spared_far(ahead: u32, rows: u32) -> u32 {
+    choose(
+        ahead,
+        spared_sets(ahead, ahead.wrapping_shl(rows), ahead >> rows),
+    )
+}
+
+/// The spared columns for `ahead`, given its sets for one and for two columns: `one` if it
+/// has one column, `two` if two, every column if more, none if it is empty.
+///
+/// GPU: two tests and selects (tested last, `ahead == 0` stays a select; first, the compiler
+/// makes a branch of the rest).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn choose(ahead: u32, (one, two): (u32, u32)) -> u32 {
     let rest = ahead & ahead.wrapping_sub(1);
     let spared = if rest == 0 {
         one
@@ -32,16 +54,14 @@ pub fn spared(ahead: u32, rows: u32) -> u32 {
     } else {
         u32::MAX
     };
-    // Last, as a select: tested first, the compiler makes a branch of the rest.
     if ahead == 0 { 0 } else { spared }
 }
 
-/// CPU twin of the GPU `spared`: the same sets, chosen by masks made from the tests rather
+/// CPU twin of the GPU `choose`: the same sets, chosen by masks made from the tests rather
 /// than by selects, which the compiler may turn into branches that a CPU mispredicts.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub fn spared(ahead: u32, rows: u32) -> u32 {
-    let (one, two) = spared_sets(ahead, rows);
+fn choose(ahead: u32, (one, two): (u32, u32)) -> u32 {
     let rest = ahead & ahead.wrapping_sub(1);
     let pair = rest & rest.wrapping_sub(1);
     let when = |test: bool| 0u32.wrapping_sub(test as u32);
@@ -50,10 +70,9 @@ pub fn spared(ahead: u32, rows: u32) -> u32 {
 }
 
 /// The columns spared when `ahead` has one column (not its three neighbours) and when it has
-/// two (not those attacking both), `rows` rows up.
+/// two (not those attacking both), given its copies moved `up` and `down` by the rows between.
 #[inline(always)]
-fn spared_sets(ahead: u32, rows: u32) -> (u32, u32) {
-    let (up, down) = (ahead.wrapping_mul(power_of_two(rows)), ahead >> rows);
+fn spared_sets(ahead: u32, up: u32, down: u32) -> (u32, u32) {
     (nor3(up, ahead, down), lop3::<{ !MAJ3 }>(up, ahead, down))
 }
 
@@ -94,6 +113,26 @@ mod tests {
             } else {
                 // Every column that leaves the row something is kept.
                 prop_assert_eq!(exact & !got, 0);
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn spared_far_is_exact_up_to_two_columns_and_never_drops_a_good_column(
+            ahead in 0u32..1 << 20,
+            rows in 1u32..=6,
+        ) {
+            let board = (1u32 << 20) - 1;
+            let exact = !emptying_reference(ahead, rows, 20) & board;
+            let got = spared_far(ahead, rows) & board;
+            if ahead.count_ones() <= 2 {
+                prop_assert_eq!(got, exact);
+            } else {
+                prop_assert_eq!(exact & !got, 0);
+            }
+            if rows <= 3 {
+                prop_assert_eq!(got, spared(ahead, rows) & board);
             }
         }
     }

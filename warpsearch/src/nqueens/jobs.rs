@@ -35,7 +35,7 @@ impl JobList {
     pub fn new(n: u32, target: u64) -> JobList {
         let mut starts = Vec::new();
         let mut whole = Found::default();
-        constellation::for_each_canonical(n, |c, orbit| match c.start() {
+        constellation::for_each_canonical(n, |c, orbit| match c.searched().start() {
             Some((frontier, schedule, _)) => starts.push(Job {
                 frontier,
                 schedule,
@@ -44,9 +44,13 @@ impl JobList {
             // Every queen on the border (small boards): the constellation is one solution.
             None => whole.solutions += orbit as u64,
         });
-        // The canonical order puts the constellations with the largest jobs last; handed out
-        // first, they no longer make the run's tail (a simulation of the GPU's lanes at n = 16
-        // and 17: the longest lane 1.31 → 1.21 and 1.29 → 1.17 times the average).
+        // Reversed: the constellations with the largest jobs come last in the canonical order,
+        // and handed out first they no longer make the run's tail (a simulation of the GPU's
+        // lanes at n = 16 and 17: the longest lane 1.31 → 1.21 and 1.29 → 1.17 times the
+        // average). Searched upside down (`Constellation::searched`), the corner ones are now
+        // the largest constellations and come last, and yet the reversed order is still the
+        // faster one on the H100 (N=20 1.21 → 1.17 s, N=21 9.00 → 8.46 s): the jobs, split to
+        // a number of rows left, not the constellations, are what the lanes wait on.
         starts.reverse();
         let mut rows = starts
             .iter()
