@@ -205,17 +205,16 @@ impl LaneSlab for GlobalSlab {
 }
 
 /// A per-thread stack of N-Queens [`Level`](crate::nqueens::constellation::Level)s in the
-/// block's dynamic shared memory. Per warp and level, 768 bytes: the lanes' `(left, right)`
-/// pairs (32 × 16 bytes), then their `(down, candidates)` pairs (32 × 8 bytes), so that a
-/// level is one 128-bit and one 64-bit access a lane, and a warp's accesses run at full
-/// shared-memory bandwidth (no bank conflicts beyond the width of the access).
+/// block's dynamic shared memory. Per warp and level, 768 bytes in three planes of 256: the
+/// lanes' `left` words, their `right` words, then their `(down, candidates)` pairs, 8 bytes a
+/// lane in each. A lane's level is then one address and three 64-bit accesses at fixed offsets
+/// from it (one `IMAD` for the address, where two planes of different strides took two or
+/// three), and a warp's accesses run at full shared-memory bandwidth (no bank conflicts).
 #[cfg(target_arch = "nvptx64")]
 #[derive(Clone, Copy)]
 pub struct SharedLevels {
-    /// Shared-memory address of this lane's `(left, right)` pair of level 0.
+    /// Shared-memory address of this lane's `left` word of level 0.
     base: u32,
-    /// Distance from a lane's `(left, right)` pair to its `(down, candidates)` pair.
-    to_words: u32,
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -243,9 +242,7 @@ impl SharedLevels {
         let thread = unsafe { core::arch::nvptx::_thread_idx_x() } as u32;
         let (warp, lane) = (thread / 32, thread % 32);
         SharedLevels {
-            base: shared + warp * levels * Self::WARP_LEVEL_BYTES + 16 * lane,
-            // From 16·lane in the first 512 bytes to 512 + 8·lane.
-            to_words: 512 - 8 * lane,
+            base: shared + warp * levels * Self::WARP_LEVEL_BYTES + 8 * lane,
         }
     }
 
@@ -257,7 +254,7 @@ impl SharedLevels {
 
 #[cfg(target_arch = "nvptx64")]
 impl crate::nqueens::constellation::LevelStack for SharedLevels {
-    /// `ld.shared.v2.u64` and `ld.shared.v2.u32` (SASS `LDS.128`, `LDS.64`).
+    /// Three `ld.shared.u64`/`ld.shared.v2.u32` at one address (SASS `LDS.64`).
     #[inline(always)]
     fn get(&self, index: u32) -> crate::nqueens::constellation::Level {
         let a = self.address(index);
@@ -265,14 +262,14 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
         // SAFETY: inside this warp's region by `for_this_thread`'s contract.
         unsafe {
             core::arch::asm!(
-                "ld.shared.v2.u64 {{{l}, {r}}}, [{a}];",
-                "ld.shared.v2.u32 {{{d}, {c}}}, [{w}];",
+                "ld.shared.u64 {l}, [{a}];",
+                "ld.shared.u64 {r}, [{a}+256];",
+                "ld.shared.v2.u32 {{{d}, {c}}}, [{a}+512];",
                 l = out(reg64) left,
                 r = out(reg64) right,
                 d = out(reg32) down,
                 c = out(reg32) candidates,
                 a = in(reg32) a,
-                w = in(reg32) a + self.to_words,
                 options(pure, readonly, nostack)
             );
         }
@@ -282,17 +279,17 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
         }
     }
 
-    /// `st.shared.v2.u64` and `st.shared.v2.u32`.
+    /// Three stores at one address.
     #[inline(always)]
     fn set(&mut self, index: u32, level: crate::nqueens::constellation::Level) {
         let a = self.address(index);
         // SAFETY: inside this warp's region by `for_this_thread`'s contract.
         unsafe {
             core::arch::asm!(
-                "st.shared.v2.u64 [{a}], {{{l}, {r}}};",
-                "st.shared.v2.u32 [{w}], {{{d}, {c}}};",
+                "st.shared.u64 [{a}], {l};",
+                "st.shared.u64 [{a}+256], {r};",
+                "st.shared.v2.u32 [{a}+512], {{{d}, {c}}};",
                 a = in(reg32) a,
-                w = in(reg32) a + self.to_words,
                 l = in(reg64) level.frontier.left,
                 r = in(reg64) level.frontier.right,
                 d = in(reg32) level.frontier.down,
@@ -309,8 +306,8 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
         // SAFETY: inside this warp's region by `for_this_thread`'s contract.
         unsafe {
             core::arch::asm!(
-                "st.shared.u32 [{w}+4], {c};",
-                w = in(reg32) a + self.to_words,
+                "st.shared.u32 [{a}+516], {c};",
+                a = in(reg32) a,
                 c = in(reg32) candidates,
                 options(nostack)
             );

@@ -24,7 +24,7 @@
 //! masks are 64 bits wide (see [`Frontier`]). The rows of the side queens are skipped, so the
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
-use super::lookahead::{spared, spared_far};
+use super::lookahead::spared;
 use crate::bits::{lowest_bit, nor3, popc};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
@@ -100,7 +100,7 @@ impl Frontier {
 
     /// [`candidates`](Frontier::candidates) looking `AHEAD` rows down (1 or 2). With 2, the
     /// columns that would leave the row after the next with no free square are dropped too
-    /// ([`spared_far`]). `shifts` holds the rows from this row to the next (bits 0..2) and
+    /// ([`spared`]). `shifts` holds the rows from this row to the next (bits 0..2) and
     /// from there to the one after (bits 2..4; 0 when the next row is the last, which is then
     /// tested twice, to the same result).
     ///
@@ -114,7 +114,7 @@ impl Frontier {
             return near;
         }
         let far = rows + ((shifts >> 2) & 3);
-        near & spared_far(self.open(mask, far), far)
+        near & spared(self.open(mask, far), far)
     }
 
     /// The columns among `mask` of the row `rows` further down that no queen placed so far
