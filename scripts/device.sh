@@ -15,7 +15,9 @@
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
 #   ab               the same runs with several builds, interleaved: BINS="carry/warpsearch carry/other",
 #                    WHAT=no3line, NS="13 14", REPS=2 (LIMIT s each)
-#   profile-nqueens  Nsight Compute on the N-Queens kernel (N=18)
+#   tune             N-Queens with environment knobs, interleaved: KNOBS="WARPSEARCH_SPLIT=16 WARPSEARCH_SPLIT=64",
+#                    NS="20 21", REPS=2 (LIMIT s each); a knob "-" runs with none
+#   profile-nqueens  Nsight Compute on the N-Queens kernel (N=PN, default 18), with the pipes' use
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
@@ -46,9 +48,9 @@ profile() {
     local kernel=$1; shift
     timeout 300 ncu --clock-control none --kernel-name "$kernel" \
         --section SchedulerStats --section WarpStateStats --section Occupancy \
-        --section LaunchStats --section MemoryWorkloadAnalysis \
-        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,lts__t_sector_hit_rate.pct \
-        "$@" 2>&1 | grep -v '^==PROF==' | tail -90
+        --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,lts__t_sector_hit_rate.pct,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active \
+        "$@" 2>&1 | grep -v '^==PROF==' | tail -120
 }
 
 case $suite in
@@ -138,8 +140,19 @@ ab)
         done
     done
     ;;
+tune)
+    $B nqueens 18 --backend gpu > /dev/null   # warm-up
+    for n in ${NS:-20 21}; do
+        for k in $(seq "${REPS:-2}"); do
+            for knob in ${KNOBS:--}; do
+                [[ $knob == - ]] && knob=WARPSEARCH_NONE=1
+                run "$knob nqueens $n" "${LIMIT:-200}" env "$knob" $B nqueens "$n" --backend gpu || exit 1
+            done
+        done
+    done
+    ;;
 profile-nqueens)
-    profile warpsearch_nqueens_constellation $B nqueens 18 --backend gpu --devices 0
+    profile warpsearch_nqueens_constellation $B nqueens ${PN:-18} --backend gpu --devices 0
     ;;
 profile-no3line)
     profile warpsearch_no3line_propagate $B no3line ${PN:-12} --backend gpu --devices 0
