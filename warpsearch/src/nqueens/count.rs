@@ -93,12 +93,13 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
         let (total, unique, nodes) = reference::count_by_brute_force(n)?;
         return Ok(finish(n, backend, started, total, unique, nodes));
     }
-    if let Backend::Gpu(gpus) = backend
-        && gpus.len() > 1
-        && n >= MULTI_GPU_MIN_N
+    if let Backend::Gpu(_) = backend
+        && n >= FED_MIN_N
         && engine() == Engine::Constellations
     {
-        // Several GPUs share the chunks of the work list, as the shards of a cluster run do.
+        // The GPUs (one or several) share the chunks of the work list, as the shards of a
+        // cluster run do, each in one launch that the host feeds while it runs: the host makes
+        // the jobs while the GPU is already counting.
         let result = count_shard(n, backend, control, Shard::WHOLE, None)?;
         let mut counts = result
             .counts
@@ -184,9 +185,12 @@ fn count_constellations(
     Ok(counts)
 }
 
-/// The smallest N a count spreads over several GPUs: below it one GPU takes well under a
-/// second, less than making the chunked work list and starting a second GPU's share cost.
-const MULTI_GPU_MIN_N: u32 = 20;
+/// The smallest N counted by fed launches over the chunked work list (on one GPU or several):
+/// below it one GPU takes well under a second, less than making the chunked work list and
+/// starting a second GPU's share cost, and one launch over the whole list is as fast. From
+/// N=20 the fed launch hides the host's making of the jobs (one H100: N=20 1.11 → 1.02 s,
+/// N=21 8.22 → 7.87 s, `docs/notes/nqueens-gpu.md`, session 13).
+const FED_MIN_N: u32 = 20;
 
 /// Counts of an N-Queens count that add up across chunks and shards: the weighted solutions of
 /// the constellations, the nodes, and (in chunk 0's share) the rotation-symmetric solutions.
@@ -324,8 +328,8 @@ fn count_shard_with(
     };
     // One worker per GPU (each feeds its own launch) or the CPU pool.
     let workers = crate::shard::Workers::of(backend, false);
-    // A GPU launch takes a batch of chunks (reporting each as its last job is done); the CPU
-    // runs one chunk at a time. Only the whole shard shows progress.
+    // A GPU's launch is fed the chunks it takes (reporting each as its last job is done); the
+    // CPU runs one chunk at a time. Only the whole shard shows progress.
     let levels = list.levels;
     let run_worker = |worker: usize,
                       source: &ChunkSource,
@@ -347,8 +351,8 @@ fn count_shard_with(
                     report_found(chunk, found)?;
                 }
             },
-            // Several GPUs: one launch each for the whole run, fed chunk by chunk as it goes.
-            Backend::Gpu(gpus) if gpus.len() > 1 => {
+            // One launch per GPU for the whole run, fed chunk by chunk as it goes.
+            Backend::Gpu(gpus) => {
                 let device = &gpus.all()[worker];
                 run_gpu_fed(
                     device,
@@ -362,35 +366,6 @@ fn count_shard_with(
                 )
                 .map_err(|e| crate::shard::on_device(gpus, device, e))
             }
-            Backend::Gpu(gpus) => loop {
-                let chunks = source.batch()?;
-                if chunks.is_empty() {
-                    return Ok(());
-                }
-                let device = gpus.first();
-                let mut batch_jobs = Vec::new();
-                let mut of_job = Vec::new();
-                let mut per_slot = Vec::new();
-                for (slot, &chunk) in chunks.iter().enumerate() {
-                    let range = partition.chunk_range(chunk);
-                    per_slot.push(range.len() as u64);
-                    of_job.extend(std::iter::repeat_n(slot as u32, range.len()));
-                    batch_jobs.extend(list.jobs(range));
-                }
-                let mut report_slot = |slot: usize, found: Found| report_found(chunks[slot], found);
-                if batch_jobs.is_empty() {
-                    for slot in 0..chunks.len() {
-                        report_slot(slot, Found::default())?;
-                    }
-                    continue;
-                }
-                let slots = Slots {
-                    of_job,
-                    jobs: per_slot,
-                    report: &mut report_slot,
-                };
-                run_gpu_jobs_with(device, n, &batch_jobs, &quiet, Some(slots))?;
-            },
         }
     };
     let run =
@@ -463,14 +438,6 @@ fn gpu_resident_constellation_threads(
         constellation_shared_bytes(rows.saturating_sub(4).max(2)),
     )?;
     Ok(blocks * gpu_block() * device.multiprocessors)
-}
-
-/// Per-job slots for a checkpointed launch: each job's slot, each slot's job count, and what
-/// to do with a slot's counts once all its jobs are done.
-struct Slots<'a> {
-    of_job: Vec<u32>,
-    jobs: Vec<u64>,
-    report: &'a mut dyn FnMut(usize, Found) -> Result<()>,
 }
 
 /// Runs the chunks `source` hands this GPU in one launch that lasts the whole run
@@ -570,18 +537,6 @@ fn run_gpu_fed(
 
 /// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
 fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) -> Result<Found> {
-    run_gpu_jobs_with(device, n, jobs, control, None)
-}
-
-/// [`run_gpu_jobs`], reporting each slot's counts as soon as its last job is done (the launch
-/// may be stopped after that: the reported slots stay valid).
-fn run_gpu_jobs_with(
-    device: &GpuDevice,
-    n: u32,
-    jobs: &[Job],
-    control: &RunControl,
-    slots: Option<Slots>,
-) -> Result<Found> {
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens_constellation")?;
     let levels = levels(n, jobs);
@@ -595,22 +550,13 @@ fn run_gpu_jobs_with(
     let device_words = step("copying jobs to the GPU", stream.clone_htod(&words))?;
     let words_control = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let tallies = step("allocating counters", stream.alloc_zeros::<u64>(2))?;
-    // Slots: each job's slot, and [solutions, nodes, jobs left] a slot (one dummy when none).
-    let (of_job, initial): (Vec<u32>, Vec<u64>) = match &slots {
-        Some(slots) => (
-            slots.of_job.clone(),
-            slots.jobs.iter().flat_map(|&left| [0, 0, left]).collect(),
-        ),
-        None => (vec![0], vec![0, 0, 0]),
-    };
-    let device_slots = step("copying slots to the GPU", stream.clone_htod(&of_job))?;
-    let slot_counters = step("copying slots to the GPU", stream.clone_htod(&initial))?;
     device.synchronize()?;
     let progress = control.progress_bar(jobs.len() as u64, &format!("{n}-queens (GPU)"));
     let config = launch_config(blocks, block, shared);
     let next = words_control.slice(0..1);
     let cancel = words_control.slice(1..2);
-    let no_slots = 0u64;
+    // No per-job slots and no feed: every job is there from the start.
+    let null = 0u64;
     let mut launch = stream.launch_builder(&function);
     launch
         .arg(&n)
@@ -620,51 +566,22 @@ fn run_gpu_jobs_with(
         .arg(&steps)
         .arg(&next)
         .arg(&cancel)
-        .arg(&tallies);
-    if slots.is_some() {
-        launch.arg(&device_slots).arg(&slot_counters);
-    } else {
-        launch.arg(&no_slots).arg(&no_slots);
-    }
-    // No feed: every job is there from the start.
-    launch.arg(&no_slots);
+        .arg(&tallies)
+        .arg(&null)
+        .arg(&null)
+        .arg(&null);
     // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
-    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, a slot per job and
-    // three counters per slot (or null pointers), a null feed, `levels × 768` bytes of shared
-    // memory per warp, whole-warp blocks.
+    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, null slots and
+    // feed, `levels × 768` bytes of shared memory per warp, whole-warp blocks.
     step("launching the N-Queens constellation kernel", unsafe {
         launch.launch(config)
     })?;
-    let mut reported = vec![false; initial.len() / 3];
-    let mut counters = vec![0u64; initial.len()];
-    let mut slots = slots;
-    let mut look = |counters: &mut Vec<u64>| -> Result<()> {
-        let Some(slots) = slots.as_mut() else {
-            return Ok(());
-        };
-        device.peek(&slot_counters, counters)?;
-        for (slot, done) in reported.iter_mut().enumerate() {
-            if !*done && counters[3 * slot + 2] == 0 {
-                *done = true;
-                (slots.report)(
-                    slot,
-                    Found {
-                        solutions: counters[3 * slot],
-                        nodes: counters[3 * slot + 1],
-                    },
-                )?;
-            }
-        }
-        Ok(())
-    };
     let watched = device.watch_with(&words_control, control, &mut |claimed| {
         progress.set(claimed.min(jobs.len() as u64));
-        look(&mut counters)
+        Ok(())
     });
     progress.finish();
-    // The slots finished since the last look, also when the run was stopped.
     step("waiting for the GPU", stream.synchronize())?;
-    look(&mut counters)?;
     watched?;
     let result = step("reading the counts", stream.clone_dtoh(&tallies))?;
     device.synchronize()?;
