@@ -236,12 +236,21 @@ impl Partial {
 }
 
 /// Jobs a sharded count's work list aims for at size `n`: fixed for each size, so that the
-/// list (and each shard) is the same on every machine. 2²² up to N=20, then 4× more a size up
-/// to 2²⁶ (N ≥ 22): each size's tree is ≈ 8× larger, and a run ends with its longest jobs,
-/// so jobs must stay short against the run (N=21 on two H200s: 1.9 M jobs of ≈ 0.7 s each
-/// left 1.77× scaling).
+/// list (and each shard) is the same on every machine. 2²² below N=20, 2²⁴ at N=20 and 21,
+/// 2²⁶ from N=22: each size's tree is ≈ 8× larger, and a run ends with its longest jobs, so
+/// jobs must stay short against the run (N=21 on two H200s: 1.9 M jobs of ≈ 0.7 s each left
+/// 1.77× scaling). At N=20 the finer list (11 M jobs, one row fewer left each) also needs one
+/// stack level less, so more warps fit on an SM: one H100 1.02 → 0.97–1.00 s.
+///
+/// `WARPSEARCH_JOBS_LOG2` sets the target to a power of two for tuning runs (the list then
+/// differs, so shards and checkpoints of such runs only match runs with the same setting).
 fn sharded_target(n: u32) -> u64 {
-    (1 << 22) << (2 * n.saturating_sub(20).min(2))
+    let log2 = match n {
+        ..20 => 22,
+        20 | 21 => 24,
+        _ => 26,
+    };
+    1 << tuning("WARPSEARCH_JOBS_LOG2", log2).min(30)
 }
 
 /// Chunks of a sharded count: the unit of shards and checkpoints.
