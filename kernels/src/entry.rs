@@ -148,7 +148,7 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens(
 ///
 /// # Safety
 /// `jobs` holds `count` jobs (with a feed: room for them, filled in order before `feed[0]`
-/// counts them), each with at most `levels + 1` rows to fill; `next`, `cancel` and the two
+/// counts them), each with at most `levels + 2` rows to fill; `next`, `cancel` and the two
 /// `tallies` are zeroed device words; `job_slots` is null or holds `count` slots below the
 /// number of triples in `slot_counters`; `feed` is null or two zeroed device words; dynamic
 /// shared memory of `levels × 768` bytes per warp; whole-warp blocks.

@@ -299,6 +299,33 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
         }
     }
 
+    /// Three stores at one address, predicated on `keep` (`setp` and `@p st.shared`): a lane
+    /// that does not keep the level writes nothing, so the slot may lie beyond the stack.
+    #[inline(always)]
+    fn set_if(&mut self, index: u32, level: crate::nqueens::constellation::Level, keep: bool) {
+        let a = self.address(index);
+        // SAFETY: a kept level is inside this warp's region by `for_this_thread`'s contract; a
+        // level not kept is not written.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .pred keep;",
+                "setp.ne.u32 keep, {k}, 0;",
+                "@keep st.shared.u64 [{a}], {l};",
+                "@keep st.shared.u64 [{a}+256], {r};",
+                "@keep st.shared.v2.u32 [{a}+512], {{{d}, {c}}};",
+                "}}",
+                k = in(reg32) keep as u32,
+                a = in(reg32) a,
+                l = in(reg64) level.frontier.left,
+                r = in(reg64) level.frontier.right,
+                d = in(reg32) level.frontier.down,
+                c = in(reg32) level.candidates,
+                options(nostack)
+            );
+        }
+    }
+
     /// One `st.shared.u32`.
     #[inline(always)]
     fn set_candidates(&mut self, index: u32, candidates: u32) {

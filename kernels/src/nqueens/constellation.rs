@@ -424,9 +424,11 @@ fn expand(n: u32, mask: u32, job: Job, rows: u32, emit: &mut impl FnMut(Job), fo
 }
 
 /// Stack slots a [`Counter`] needs for a job with `rows` rows left to fill (at least two): one
-/// per row but the last (the row before last is written above the stack, never kept on it).
+/// per row but the last two. A level is kept only while it has three or more rows left (a
+/// child on the row before last is counted, never stored), so the deepest stack holds the
+/// rows from the job's first to the third-last.
 pub const fn stack_levels(rows: u32) -> u32 {
-    if rows > 2 { rows - 1 } else { 1 }
+    if rows > 3 { rows - 2 } else { 1 }
 }
 
 /// One level of a [`Counter`]'s stack: a board and the columns of its row still to try.
@@ -444,6 +446,9 @@ pub trait LevelStack {
     fn get(&self, index: u32) -> Level;
     /// Writes the whole level at `index`.
     fn set(&mut self, index: u32, level: Level);
+    /// Writes the whole level at `index` if `keep` is true. The slot may lie one beyond the
+    /// stack when `keep` is false, so a form that writes it anyway must have room there.
+    fn set_if(&mut self, index: u32, level: Level, keep: bool);
     /// Writes only the candidates of the level at `index`.
     fn set_candidates(&mut self, index: u32, candidates: u32);
 }
@@ -455,6 +460,13 @@ impl<const N: usize> LevelStack for [Level; N] {
     }
     #[inline(always)]
     fn set(&mut self, index: u32, level: Level) {
+        self[index as usize % N] = level;
+    }
+    /// The CPU twin writes whether or not the level is kept: the slot above the stack is
+    /// never read before a push writes it, the index is taken modulo `N` (always in the
+    /// array), and a store costs less than a branch the CPU would mispredict.
+    #[inline(always)]
+    fn set_if(&mut self, index: u32, level: Level, _keep: bool) {
         self[index as usize % N] = level;
     }
     #[inline(always)]
@@ -471,11 +483,10 @@ impl<const N: usize> LevelStack for [Level; N] {
 /// [`Frontier::candidates_ahead`]), so on the row before last each of them completes a board:
 /// such a child is counted, any other is pushed when it has candidates. Every step runs the same instructions, so the lanes of a warp stay in step
 /// whatever their boards (the design of ygch/n_queens, here with the border queens preloaded
-/// and the rows of side queens skipped by the schedule): the child is written to the slot
-/// above the live stack whether it is kept or not (a store instead of a branch), and the count
-/// is a select.
+/// and the rows of side queens skipped by the schedule): the child's store to the slot above
+/// the live stack is predicated on keeping it (no branch), and the count is a select.
 ///
-/// The stack needs one slot per row the job leaves to fill but the last
+/// The stack needs one slot per row the job leaves to fill but the last two
 /// ([`stack_levels`]).
 pub struct Counter<S: LevelStack, const AHEAD: u32> {
     mask: u32,
@@ -577,14 +588,16 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
             let candidates = child.candidates_ahead::<AHEAD>(u32::MAX, shifts >> 2);
             let counted = queens == before_last;
             solutions += if counted { popc(candidates) } else { 0 };
-            self.stack.set(
+            let keep = !counted && candidates != 0;
+            self.stack.set_if(
                 top,
                 Level {
                     frontier: child,
                     candidates,
                 },
+                keep,
             );
-            top += (!counted && candidates != 0) as u32;
+            top += keep as u32;
         }
         self.top = top;
         self.found.nodes += (steps + 2 * solutions) as u64;

@@ -8,7 +8,7 @@ use crate::feed::{FedBuffers, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use crate::shard::{CheckpointFile, ChunkSource, DeviceShare, Partition, Shard, ShardResult};
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::{CudaFunction, PushKernelArg};
 use kernels::nqueens::constellation::{self, Counter, Found, Job, Level};
 use kernels::nqueens::{
     MAX_PREFIX_ROWS, MIN_SYMMETRY_N, Search, Subproblem, Tally, enumerate_prefixes,
@@ -422,9 +422,37 @@ fn levels(n: u32, jobs: &[Job]) -> u32 {
         .unwrap_or(1)
 }
 
-/// Shared memory a block of the constellation kernel needs for `levels` levels a thread.
-fn constellation_shared_bytes(levels: u32) -> usize {
-    (gpu_block() / 32 * levels * CONSTELLATION_WARP_LEVEL_BYTES) as usize
+/// Shared memory a block of `block` threads of the constellation kernel needs for `levels`
+/// levels a thread.
+fn constellation_shared_bytes(block: u32, levels: u32) -> usize {
+    (block / 32 * levels * CONSTELLATION_WARP_LEVEL_BYTES) as usize
+}
+
+/// The block size, its shared memory and the resident blocks of the whole GPU for a
+/// constellation launch with `levels` levels a thread: the block size (a whole number of warps
+/// up to 256) that keeps the most warps resident, since shared memory limits them and is
+/// handed out by block (at 11 levels, blocks of 64 threads keep 26 warps an SM of an H100,
+/// blocks of 128 keep 24). `WARPSEARCH_BLOCK` fixes the size for tuning runs.
+fn constellation_shape(
+    device: &GpuDevice,
+    function: &CudaFunction,
+    levels: u32,
+) -> Result<(u32, usize, u32), GpuError> {
+    let sizes: Vec<u32> = match std::env::var("WARPSEARCH_BLOCK") {
+        Ok(_) => vec![gpu_block()],
+        Err(_) => (1..=8).map(|warps| 32 * warps).collect(),
+    };
+    let mut best = (0, 0, 0);
+    for block in sizes {
+        let shared = constellation_shared_bytes(block, levels);
+        let blocks = device.resident_blocks(function, block, shared)?;
+        // Ties go to the larger block (fewer blocks for the same warps).
+        if blocks * block >= best.2 * best.0 {
+            best = (block, shared, blocks);
+        }
+    }
+    let (block, shared, blocks) = best;
+    Ok((block, shared, blocks * device.multiprocessors))
 }
 
 /// Steps a lane of the constellation kernel takes between two refill votes of its warp
@@ -441,12 +469,8 @@ fn gpu_resident_constellation_threads(
     rows: u32,
 ) -> Result<u32, GpuError> {
     let function = device.function("warpsearch_nqueens_constellation")?;
-    let blocks = device.resident_blocks(
-        &function,
-        gpu_block(),
-        constellation_shared_bytes(rows.saturating_sub(4).max(2)),
-    )?;
-    Ok(blocks * gpu_block() * device.multiprocessors)
+    let (block, _, blocks) = constellation_shape(device, &function, rows.saturating_sub(4).max(2))?;
+    Ok(blocks * block)
 }
 
 /// Runs the chunks `source` hands this GPU in one launch that lasts the whole run
@@ -468,9 +492,7 @@ fn run_gpu_fed(
 ) -> Result<()> {
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens_constellation")?;
-    let shared = constellation_shared_bytes(levels);
-    let block = gpu_block();
-    let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
+    let (block, shared, blocks) = constellation_shape(device, &function, levels)?;
     let lanes = blocks as usize * block as usize;
     let capacity = list.len().max(1);
     let count = u32::try_from(capacity)
@@ -506,7 +528,7 @@ fn run_gpu_fed(
             .arg(&buffers.slot_counters)
             .arg(&buffers.feed);
         // SAFETY: arguments match `warpsearch_nqueens_constellation`: room for `count` jobs of
-        // 5 words with at most `levels + 1` rows to fill (written before the feed's count covers
+        // 5 words with at most `levels + 2` rows to fill (written before the feed's count covers
         // them), zeroed counter, stop word and tallies, a slot per job below
         // `partition.chunks` and three counters per chunk, the two zeroed feed words,
         // `levels × 768` bytes of shared memory per warp, whole-warp blocks.
@@ -549,9 +571,7 @@ fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) 
     let stream = device.stream();
     let function = device.function("warpsearch_nqueens_constellation")?;
     let levels = levels(n, jobs);
-    let shared = constellation_shared_bytes(levels);
-    let block = gpu_block();
-    let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;
+    let (block, shared, blocks) = constellation_shape(device, &function, levels)?;
     let words: Vec<u64> = jobs.iter().flat_map(|job| job.to_words()).collect();
     let count = u32::try_from(jobs.len())
         .map_err(|_| GpuError::Unsupported(format!("{} jobs (at most 2³² − 1)", jobs.len())))?;
@@ -580,7 +600,7 @@ fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) 
         .arg(&null)
         .arg(&null);
     // SAFETY: arguments match `warpsearch_nqueens_constellation`: `count` jobs of 5 words with
-    // at most `levels + 1` rows to fill, zeroed counter, stop word and tallies, null slots and
+    // at most `levels + 2` rows to fill, zeroed counter, stop word and tallies, null slots and
     // feed, `levels × 768` bytes of shared memory per warp, whole-warp blocks.
     step("launching the N-Queens constellation kernel", unsafe {
         launch.launch(config)
