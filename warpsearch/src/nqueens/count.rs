@@ -469,8 +469,14 @@ fn gpu_resident_constellation_threads(
     rows: u32,
 ) -> Result<u32, GpuError> {
     let function = device.function("warpsearch_nqueens_constellation")?;
-    let (block, _, blocks) = constellation_shape(device, &function, rows.saturating_sub(4).max(2))?;
-    Ok(blocks * block)
+    // Blocks of the default size, whatever size the launch takes: the work list, split for
+    // this many threads, stays the one that was tuned (with the launch's own choice, N=17 got
+    // a coarser list: 0.04 → 0.10 s).
+    let block = gpu_block();
+    let levels = rows.saturating_sub(4).max(2);
+    let blocks =
+        device.resident_blocks(&function, block, constellation_shared_bytes(block, levels))?;
+    Ok(blocks * block * device.multiprocessors)
 }
 
 /// Runs the chunks `source` hands this GPU in one launch that lasts the whole run
