@@ -279,26 +279,6 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
         }
     }
 
-    /// Three stores at one address.
-    #[inline(always)]
-    fn set(&mut self, index: u32, level: crate::nqueens::constellation::Level) {
-        let a = self.address(index);
-        // SAFETY: inside this warp's region by `for_this_thread`'s contract.
-        unsafe {
-            core::arch::asm!(
-                "st.shared.u64 [{a}], {l};",
-                "st.shared.u64 [{a}+256], {r};",
-                "st.shared.v2.u32 [{a}+512], {{{d}, {c}}};",
-                a = in(reg32) a,
-                l = in(reg64) level.frontier.left,
-                r = in(reg64) level.frontier.right,
-                d = in(reg32) level.frontier.down,
-                c = in(reg32) level.candidates,
-                options(nostack)
-            );
-        }
-    }
-
     /// Three stores at one address, predicated on `keep` (`setp` and `@p st.shared`): a lane
     /// that does not keep the level writes nothing, so the slot may lie beyond the stack.
     #[inline(always)]

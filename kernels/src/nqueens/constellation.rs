@@ -445,7 +445,10 @@ pub trait LevelStack {
     /// The level at `index`.
     fn get(&self, index: u32) -> Level;
     /// Writes the whole level at `index`.
-    fn set(&mut self, index: u32, level: Level);
+    #[inline(always)]
+    fn set(&mut self, index: u32, level: Level) {
+        self.set_if(index, level, true);
+    }
     /// Writes the whole level at `index` if `keep` is true. The slot may lie one beyond the
     /// stack when `keep` is false, so a form that writes it anyway must have room there.
     fn set_if(&mut self, index: u32, level: Level, keep: bool);
@@ -457,10 +460,6 @@ impl<const N: usize> LevelStack for [Level; N] {
     #[inline(always)]
     fn get(&self, index: u32) -> Level {
         self[index as usize % N]
-    }
-    #[inline(always)]
-    fn set(&mut self, index: u32, level: Level) {
-        self[index as usize % N] = level;
     }
     /// The CPU twin writes whether or not the level is kept: the slot above the stack is
     /// never read before a push writes it, the index is taken modulo `N` (always in the
