@@ -123,6 +123,40 @@ pub fn nor3(a: u32, b: u32, c: u32) -> u32 {
     lop3::<NOR3>(a, b, c)
 }
 
+/// `sum + value` when `condition` holds, else `sum`.
+///
+/// GPU: `setp` and a predicated `@p add.u32` (SASS: the test, usually fused into the
+/// instruction that made its input, and an `IADD` on the multiply pipe), not the `SEL` of a
+/// select on the integer pipe that ptxas makes of `sum + if condition { value } else { 0 }`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
+    let mut sum = sum;
+    // SAFETY: register arithmetic only; no memory, no side effects.
+    unsafe {
+        core::arch::asm!(
+            "{{",
+            ".reg .pred p;",
+            "setp.ne.u32 p, {c}, 0;",
+            "@p add.u32 {s}, {s}, {v};",
+            "}}",
+            s = inout(reg32) sum,
+            v = in(reg32) value,
+            c = in(reg32) condition as u32,
+            options(pure, nomem, nostack)
+        );
+    }
+    sum
+}
+
+/// CPU twin of the GPU `add_if`: a multiply by the condition, which the compiler keeps free
+/// of branches.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
+    sum + value * condition as u32
+}
+
 /// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit
 /// `k` of every position's count, so adding one to the positions of a mask is a ripple of
 /// `and`/`xor` through the planes (two instructions a plane, no per-bit loop). Counts wrap at

@@ -208,8 +208,9 @@ impl LaneSlab for GlobalSlab {
 /// block's dynamic shared memory. Per warp and level, 768 bytes in three planes of 256: the
 /// lanes' `left` words, their `right` words, then their `(down, candidates)` pairs, 8 bytes a
 /// lane in each. A lane's level is then one address and three 64-bit accesses at fixed offsets
-/// from it (one `IMAD` for the address, where two planes of different strides took two or
-/// three), and a warp's accesses run at full shared-memory bandwidth (no bank conflicts).
+/// from it, and a warp's accesses run at full shared-memory bandwidth (no bank conflicts). A
+/// level's position is its address, so the counter moves its top by adding 768 and needs no
+/// multiply to find a level.
 #[cfg(target_arch = "nvptx64")]
 #[derive(Clone, Copy)]
 pub struct SharedLevels {
@@ -226,7 +227,7 @@ impl SharedLevels {
     ///
     /// # Safety
     /// The launch must provide `levels × 768` bytes of dynamic shared memory per warp of the
-    /// block, and the stack must be indexed below `levels`.
+    /// block, and only the positions of levels below `levels` may be read or written.
     #[inline(always)]
     pub unsafe fn for_this_thread(levels: u32) -> Self {
         let shared: u32;
@@ -245,19 +246,19 @@ impl SharedLevels {
             base: shared + warp * levels * Self::WARP_LEVEL_BYTES + 8 * lane,
         }
     }
-
-    #[inline(always)]
-    fn address(&self, index: u32) -> u32 {
-        self.base + index * Self::WARP_LEVEL_BYTES
-    }
 }
 
 #[cfg(target_arch = "nvptx64")]
 impl crate::nqueens::constellation::LevelStack for SharedLevels {
+    const SLOT: u32 = Self::WARP_LEVEL_BYTES;
+    /// The address of this lane's level 0: positions are shared-memory addresses.
+    #[inline(always)]
+    fn bottom(&self) -> u32 {
+        self.base
+    }
     /// Three `ld.shared.u64`/`ld.shared.v2.u32` at one address (SASS `LDS.64`).
     #[inline(always)]
-    fn get(&self, index: u32) -> crate::nqueens::constellation::Level {
-        let a = self.address(index);
+    fn get(&self, position: u32) -> crate::nqueens::constellation::Level {
         let (left, right, down, candidates): (u64, u64, u32, u32);
         // SAFETY: inside this warp's region by `for_this_thread`'s contract.
         unsafe {
@@ -269,7 +270,7 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
                 r = out(reg64) right,
                 d = out(reg32) down,
                 c = out(reg32) candidates,
-                a = in(reg32) a,
+                a = in(reg32) position,
                 options(pure, readonly, nostack)
             );
         }
@@ -282,8 +283,7 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
     /// Three stores at one address, predicated on `keep` (`setp` and `@p st.shared`): a lane
     /// that does not keep the level writes nothing, so the slot may lie beyond the stack.
     #[inline(always)]
-    fn set_if(&mut self, index: u32, level: crate::nqueens::constellation::Level, keep: bool) {
-        let a = self.address(index);
+    fn set_if(&mut self, position: u32, level: crate::nqueens::constellation::Level, keep: bool) {
         // SAFETY: a kept level is inside this warp's region by `for_this_thread`'s contract; a
         // level not kept is not written.
         unsafe {
@@ -296,7 +296,7 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
                 "@keep st.shared.v2.u32 [{a}+512], {{{d}, {c}}};",
                 "}}",
                 k = in(reg32) keep as u32,
-                a = in(reg32) a,
+                a = in(reg32) position,
                 l = in(reg64) level.frontier.left,
                 r = in(reg64) level.frontier.right,
                 d = in(reg32) level.frontier.down,
@@ -308,13 +308,12 @@ impl crate::nqueens::constellation::LevelStack for SharedLevels {
 
     /// One `st.shared.u32`.
     #[inline(always)]
-    fn set_candidates(&mut self, index: u32, candidates: u32) {
-        let a = self.address(index);
+    fn set_candidates(&mut self, position: u32, candidates: u32) {
         // SAFETY: inside this warp's region by `for_this_thread`'s contract.
         unsafe {
             core::arch::asm!(
                 "st.shared.u32 [{a}+516], {c};",
-                a = in(reg32) a,
+                a = in(reg32) position,
                 c = in(reg32) candidates,
                 options(nostack)
             );

@@ -25,7 +25,7 @@
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
 use super::lookahead::spared;
-use crate::bits::{lowest_bit, nor3, popc};
+use crate::bits::{add_if, lowest_bit, nor3, popc};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
 /// can be at negative columns there, and come onto the board as the search goes down.
@@ -441,22 +441,42 @@ pub struct Level {
 }
 
 /// A per-thread stack of [`Level`]s: an array on the CPU, shared memory on the GPU.
+///
+/// Levels are named by *position*, in the stack's own unit: the index in an array, the
+/// shared-memory address on the GPU. Level `i` sits at `bottom() + i · SLOT`, so a [`Counter`]
+/// that keeps its top as a position finds a level's address without a multiply a step.
 pub trait LevelStack {
-    /// The level at `index`.
-    fn get(&self, index: u32) -> Level;
-    /// Writes the whole level at `index`.
+    /// The distance from one level's position to the next.
+    const SLOT: u32;
+    /// The position of level 0.
+    fn bottom(&self) -> u32;
+    /// The level at `position`.
+    fn get(&self, position: u32) -> Level;
+    /// Writes the whole level at `position`.
     #[inline(always)]
-    fn set(&mut self, index: u32, level: Level) {
-        self.set_if(index, level, true);
+    fn set(&mut self, position: u32, level: Level) {
+        self.set_if(position, level, true);
     }
-    /// Writes the whole level at `index` if `keep` is true. The slot may lie one beyond the
+    /// Writes the whole level at `position` if `keep` is true. The slot may lie one beyond the
     /// stack when `keep` is false, so a form that writes it anyway must have room there.
-    fn set_if(&mut self, index: u32, level: Level, keep: bool);
-    /// Writes only the candidates of the level at `index`.
-    fn set_candidates(&mut self, index: u32, candidates: u32);
+    fn set_if(&mut self, position: u32, level: Level, keep: bool);
+    /// Pushes `level` on the stack whose top level lies below position `top` if `keep` is
+    /// true; returns the position above the new top.
+    #[inline(always)]
+    fn push_if(&mut self, top: u32, level: Level, keep: bool) -> u32 {
+        self.set_if(top, level, keep);
+        top + keep as u32 * Self::SLOT
+    }
+    /// Writes only the candidates of the level at `position`.
+    fn set_candidates(&mut self, position: u32, candidates: u32);
 }
 
 impl<const N: usize> LevelStack for [Level; N] {
+    const SLOT: u32 = 1;
+    #[inline(always)]
+    fn bottom(&self) -> u32 {
+        0
+    }
     #[inline(always)]
     fn get(&self, index: u32) -> Level {
         self[index as usize % N]
@@ -480,10 +500,11 @@ impl<const N: usize> LevelStack for [Level; N] {
 /// last), and places it. The child's candidates are only the columns that leave the row after
 /// it a free square (and with `AHEAD` = 2 the row after that too:
 /// [`Frontier::candidates_ahead`]), so on the row before last each of them completes a board:
-/// such a child is counted, any other is pushed when it has candidates. Every step runs the same instructions, so the lanes of a warp stay in step
-/// whatever their boards (the design of ygch/n_queens, here with the border queens preloaded
-/// and the rows of side queens skipped by the schedule): the child's store to the slot above
-/// the live stack is predicated on keeping it (no branch), and the count is a select.
+/// such a child is counted, any other is pushed when it has candidates. Every step runs the
+/// same instructions, so the lanes of a warp stay in step whatever their boards (the design of
+/// ygch/n_queens, here with the border queens preloaded and the rows of side queens skipped by
+/// the schedule): the child's store to the slot above the live stack and the count are
+/// predicated (no branch; [`LevelStack::push_if`], [`add_if`]).
 ///
 /// The stack needs one slot per row the job leaves to fill but the last two
 /// ([`stack_levels`]).
@@ -491,7 +512,8 @@ pub struct Counter<S: LevelStack, const AHEAD: u32> {
     mask: u32,
     n: u32,
     stack: S,
-    /// Levels on the stack; 0 when idle.
+    /// The position above the top level ([`LevelStack::SLOT`] per level); the stack's
+    /// [`bottom`](LevelStack::bottom) when idle.
     top: u32,
     /// Rows to shift after placing a queen with `q` queens on the board: bits 2q..2q+2.
     schedule: u64,
@@ -507,8 +529,8 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
         Counter {
             mask: if n >= 32 { u32::MAX } else { (1 << n) - 1 },
             n,
+            top: stack.bottom(),
             stack,
-            top: 0,
             schedule: 0,
             weight: 0,
             found: Found::default(),
@@ -518,7 +540,7 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
     /// True when the loaded job is finished (or none was loaded).
     #[inline(always)]
     pub fn is_idle(&self) -> bool {
-        self.top == 0
+        self.top == self.stack.bottom()
     }
 
     /// Starts on `job`, which must have at least two rows left to fill ([`split`] emits only
@@ -539,8 +561,9 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
             down: job.frontier.down | !self.mask,
             ..job.frontier
         };
+        let bottom = self.stack.bottom();
         self.stack.set(
-            0,
+            bottom,
             Level {
                 frontier,
                 candidates,
@@ -550,9 +573,9 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
             // The row before last: its candidates are the completions.
             self.found.nodes += 2 * popc(candidates) as u64;
             self.found.solutions += popc(candidates) as u64 * self.weight as u64;
-            self.top = 0;
+            self.top = bottom;
         } else {
-            self.top = (candidates != 0) as u32;
+            self.top = bottom + (candidates != 0) as u32 * S::SLOT;
         }
     }
 
@@ -570,25 +593,26 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
         // beyond the board (see `load`), so a parent of the row before last has 29.
         let before_last = 29;
         let mut top = self.top;
+        let bottom = self.stack.bottom();
         let mut steps = 0;
         let mut solutions = 0u32;
-        while steps < budget && top != 0 {
+        while steps < budget && top != bottom {
             steps += 1;
-            let index = top - 1;
-            let level = self.stack.get(index);
-            let bit = lowest_bit(level.candidates);
-            let rest = level.candidates - bit;
-            self.stack.set_candidates(index, rest);
-            top -= (rest == 0) as u32;
+            let position = top - S::SLOT;
+            let level = self.stack.get(position);
+            let rest = level.candidates & level.candidates.wrapping_sub(1);
+            let bit = level.candidates - rest;
+            self.stack.set_candidates(position, rest);
+            top -= (rest == 0) as u32 * S::SLOT;
             let queens = level.frontier.queens();
             // SAFETY: 2·queens < 64: a level that takes a step has at most 29 queens.
             let shifts = unsafe { schedule.unchecked_shr(2 * queens) } as u32;
             let child = level.frontier.descend(bit, shifts & 3);
             let candidates = child.candidates_ahead::<AHEAD>(u32::MAX, shifts >> 2);
             let counted = queens == before_last;
-            solutions += if counted { popc(candidates) } else { 0 };
+            solutions = add_if(solutions, popc(candidates), counted);
             let keep = !counted && candidates != 0;
-            self.stack.set_if(
+            top = self.stack.push_if(
                 top,
                 Level {
                     frontier: child,
@@ -596,12 +620,11 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
                 },
                 keep,
             );
-            top += keep as u32;
         }
         self.top = top;
         self.found.nodes += (steps + 2 * solutions) as u64;
         self.found.solutions += solutions as u64 * self.weight as u64;
-        top != 0
+        top != bottom
     }
 
     /// Runs the loaded job to the end.
