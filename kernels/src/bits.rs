@@ -157,6 +157,36 @@ pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
     sum + value * condition as u32
 }
 
+/// `(x & 3, x >> 2)`: a 2-bit field and the fields above it.
+///
+/// GPU: `shr` for the rest, then the field as `x − 4·rest` by `mad.lo` (SASS `IMAD`, on the
+/// multiply pipe) rather than an `and` (`LOP3`, on the integer pipe, which the N-Queens
+/// counter's step fills first). In `asm!`, so that LLVM does not fold it back into the `and`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn low2_and_rest(x: u32) -> (u32, u32) {
+    let (low, rest): (u32, u32);
+    // SAFETY: register arithmetic only; no memory, no side effects.
+    unsafe {
+        core::arch::asm!(
+            "shr.u32 {r}, {x}, 2;",
+            "mad.lo.u32 {l}, {r}, -4, {x};",
+            l = out(reg32) low,
+            r = out(reg32) rest,
+            x = in(reg32) x,
+            options(pure, nomem, nostack)
+        );
+    }
+    (low, rest)
+}
+
+/// CPU twin of the GPU `low2_and_rest`: a mask and a shift.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn low2_and_rest(x: u32) -> (u32, u32) {
+    (x & 3, x >> 2)
+}
+
 /// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit
 /// `k` of every position's count, so adding one to the positions of a mask is a ripple of
 /// `and`/`xor` through the planes (two instructions a plane, no per-bit loop). Counts wrap at

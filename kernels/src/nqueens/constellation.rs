@@ -25,7 +25,7 @@
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
 use super::lookahead::spared;
-use crate::bits::{add_if, lowest_bit, nor3, popc};
+use crate::bits::{add_if, low2_and_rest, lowest_bit, nor3, popc};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
 /// can be at negative columns there, and come onto the board as the search goes down.
@@ -75,14 +75,25 @@ impl Frontier {
     /// [`place`](Frontier::place) for the counter's inner loop, where `bit` is a free column:
     /// `down` takes it by an addition (GPU: `IMAD.IADD` on the multiply pipe, which the rest of
     /// the step leaves idle, rather than a `LOP3` on the integer pipe, which limits it).
+    ///
+    /// `rows` must be below 64 (it is 1, 2 or 3). The shifts are unchecked, so the compiler
+    /// needs no proof of that: the counter computes `rows` on the multiply pipe
+    /// ([`low2_and_rest`]), out of the compiler's sight.
     #[inline(always)]
     pub fn descend(self, bit: u32, rows: u32) -> Frontier {
+        debug_assert!(rows < 64);
         // The word of `left` that holds the board (LEFT_OFFSET is 32) and the low word of
         // `right`, each plus `bit`.
         let (left_high, right_low) = ((self.left >> 32) as u32 + bit, self.right as u32 + bit);
+        let (left, right) = (
+            (left_high as u64) << 32 | self.left & 0xFFFF_FFFF,
+            self.right & !0xFFFF_FFFF | right_low as u64,
+        );
+        // SAFETY: rows < 64 (the contract above).
+        let (left, right) = unsafe { (left.unchecked_shl(rows), right.unchecked_shr(rows)) };
         Frontier {
-            left: ((left_high as u64) << 32 | self.left & 0xFFFF_FFFF) << rows,
-            right: (self.right & !0xFFFF_FFFF | right_low as u64) >> rows,
+            left,
+            right,
             down: self.down + bit,
         }
     }
@@ -607,8 +618,9 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
             let queens = level.frontier.queens();
             // SAFETY: 2·queens < 64: a level that takes a step has at most 29 queens.
             let shifts = unsafe { schedule.unchecked_shr(2 * queens) } as u32;
-            let child = level.frontier.descend(bit, shifts & 3);
-            let candidates = child.candidates_ahead::<AHEAD>(u32::MAX, shifts >> 2);
+            let (rows, later) = low2_and_rest(shifts);
+            let child = level.frontier.descend(bit, rows);
+            let candidates = child.candidates_ahead::<AHEAD>(u32::MAX, later);
             let counted = queens == before_last;
             solutions = add_if(solutions, popc(candidates), counted);
             let keep = !counted && candidates != 0;
