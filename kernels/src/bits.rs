@@ -123,6 +123,28 @@ pub fn nor3(a: u32, b: u32, c: u32) -> u32 {
     lop3::<NOR3>(a, b, c)
 }
 
+/// The lowest set bit of `x` as a one-bit mask, and `x` without it: `(x & −x, x & (x − 1))`.
+///
+/// GPU: the rest first, by `add` and `and` (one `LOP3`, which also tells whether the rest is
+/// zero, so a search's "was that the last candidate" test costs nothing), then the bit as
+/// `x − rest` (`IMAD.IADD`, on the multiply pipe).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn split_lowest(x: u32) -> (u32, u32) {
+    let rest = x & x.wrapping_sub(1);
+    (x - rest, rest)
+}
+
+/// CPU twin of the GPU `split_lowest`: the usual order, the bit first (`blsi` where the
+/// target has BMI1) and the rest by a subtraction; the x86 counter, short of registers, was
+/// a few per cent slower with the GPU's order in this session's runs (N = 16, one core).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn split_lowest(x: u32) -> (u32, u32) {
+    let bit = lowest_bit(x);
+    (bit, x - bit)
+}
+
 /// `sum + value` when `condition` holds, else `sum`.
 ///
 /// GPU: `setp` and a predicated `@p add.u32` (SASS: the test, usually fused into the
@@ -154,7 +176,7 @@ pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
-    sum + value * condition as u32
+    sum + if condition { value } else { 0 }
 }
 
 /// `(x & 3, x >> 2)`: a 2-bit field and the fields above it.
@@ -185,6 +207,21 @@ pub fn low2_and_rest(x: u32) -> (u32, u32) {
 #[inline(always)]
 pub fn low2_and_rest(x: u32) -> (u32, u32) {
     (x & 3, x >> 2)
+}
+
+/// `x << s` for a shift of 1, 2 or 3 (or 0).
+///
+/// GPU: a multiply by `2^s`, made as `s·(s − 1) + 2` (three `IMAD`s on the multiply pipe)
+/// rather than a shift (`SHF`, on the integer pipe, which the N-Queens counter's step fills
+/// first). CPU: the shift.
+#[inline(always)]
+pub fn shl_small(x: u32, s: u32) -> u32 {
+    debug_assert!(s <= 3);
+    if cfg!(target_arch = "nvptx64") {
+        x.wrapping_mul(s.wrapping_mul(s.wrapping_sub(1)).wrapping_add(2))
+    } else {
+        x << s
+    }
 }
 
 /// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit

@@ -25,7 +25,7 @@
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
 use super::lookahead::spared;
-use crate::bits::{add_if, low2_and_rest, lowest_bit, nor3, popc};
+use crate::bits::{add_if, low2_and_rest, lowest_bit, nor3, popc, split_lowest};
 
 /// Where board column 0 sits in [`Frontier::left`]: diagonals of queens below the current row
 /// can be at negative columns there, and come onto the board as the search goes down.
@@ -611,8 +611,7 @@ impl<S: LevelStack, const AHEAD: u32> Counter<S, AHEAD> {
             steps += 1;
             let position = top - S::SLOT;
             let level = self.stack.get(position);
-            let rest = level.candidates & level.candidates.wrapping_sub(1);
-            let bit = level.candidates - rest;
+            let (bit, rest) = split_lowest(level.candidates);
             self.stack.set_candidates(position, rest);
             top -= (rest == 0) as u32 * S::SLOT;
             let queens = level.frontier.queens();
