@@ -459,6 +459,12 @@ fn constellation_shape(
 /// (measured at N=20 on the H100: 8 → 2.73 s, 16 → 2.69 s, 32 → 2.60 s).
 const CONSTELLATION_STEPS_PER_POLL: u32 = 32;
 
+/// The same for the fed launch, whose jobs are large (N ≥ 20 on one GPU, shards and several
+/// GPUs): a lane that finishes a job waits longer for the next, but the warp meets, votes and
+/// reads the cancel word a quarter as often. Session 14, H100, N=21: 32 → 6.94 s, 64 → 6.88 s,
+/// 128 → 6.84 s, 256 and 512 the same.
+const FED_STEPS_PER_POLL: u32 = 128;
+
 /// Bytes of one stack level of a warp in the constellation kernel (`SharedLevels`).
 const CONSTELLATION_WARP_LEVEL_BYTES: u32 = 768;
 
@@ -503,7 +509,7 @@ fn run_gpu_fed(
     let capacity = list.len().max(1);
     let count = u32::try_from(capacity)
         .map_err(|_| GpuError::Unsupported(format!("{capacity} jobs (at most 2³² − 1)")))?;
-    let steps = tuning("WARPSEARCH_STEPS_PER_POLL", CONSTELLATION_STEPS_PER_POLL);
+    let steps = tuning("WARPSEARCH_STEPS_PER_POLL", FED_STEPS_PER_POLL);
     let alloc = "allocating the job list";
     let device_jobs = step(alloc, stream.alloc_zeros::<u64>(capacity * Job::WORDS))?;
     let tallies = step(alloc, stream.alloc_zeros::<u64>(2))?;
