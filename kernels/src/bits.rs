@@ -285,6 +285,26 @@ mod tests {
         }
 
         #[test]
+        fn split_lowest_gives_the_lowest_bit_and_the_rest(x: u32) {
+            let (bit, rest) = split_lowest(x);
+            prop_assert_eq!(bit, if x == 0 { 0 } else { 1 << x.trailing_zeros() });
+            prop_assert_eq!(bit | rest, x);
+            prop_assert_eq!(bit & rest, 0);
+        }
+
+        #[test]
+        fn add_if_adds_only_when_asked(sum in 0u32..1 << 31, value in 0u32..1 << 31, condition: bool) {
+            prop_assert_eq!(add_if(sum, value, condition), if condition { sum + value } else { sum });
+        }
+
+        #[test]
+        fn low2_and_rest_splits_off_the_low_field(x: u32) {
+            let (low, rest) = low2_and_rest(x);
+            prop_assert!(low < 4);
+            prop_assert_eq!(rest * 4 + low, x);
+        }
+
+        #[test]
         fn highest_set_bit_is_top_bit(x: u32) {
             let reference = (0..32).rev().find(|i| x >> i & 1 == 1);
             prop_assert_eq!(highest_set_bit(x), reference);
