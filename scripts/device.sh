@@ -17,7 +17,8 @@
 #                    WHAT=no3line, NS="13 14", REPS=2 (LIMIT s each)
 #   tune             N-Queens with environment knobs, interleaved: KNOBS="WARPSEARCH_SPLIT=16 WARPSEARCH_SPLIT=64",
 #                    NS="20 21", REPS=2 (LIMIT s each); a knob "-" runs with none
-#   profile-nqueens  Nsight Compute on the N-Queens kernel (N=PN, default 18), with the pipes' use
+#   profile-nqueens  Nsight Compute on the N-Queens kernel (N=PN ≤ 19, default 18: from 20 the fed launch
+#                    waits for the host, which ncu's replay blocks), with the pipes' use
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
@@ -27,7 +28,7 @@
 set -u
 B=${B:-carry/warpsearch}
 suite=${1:-}
-[[ -z $suite ]] && { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ -z $suite ]] && { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 shift
 exec > >(tee "${OUT:-/tmp}/device-$suite.log") 2>&1
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; date -u
