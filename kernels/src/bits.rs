@@ -171,8 +171,7 @@ pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
     sum
 }
 
-/// CPU twin of the GPU `add_if`: a multiply by the condition, which the compiler keeps free
-/// of branches.
+/// CPU twin of the GPU `add_if`: a plain conditional add.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn add_if(sum: u32, value: u32, condition: bool) -> u32 {
@@ -207,21 +206,6 @@ pub fn low2_and_rest(x: u32) -> (u32, u32) {
 #[inline(always)]
 pub fn low2_and_rest(x: u32) -> (u32, u32) {
     (x & 3, x >> 2)
-}
-
-/// `x << s` for a shift of 1, 2 or 3 (or 0).
-///
-/// GPU: a multiply by `2^s`, made as `s·(s − 1) + 2` (three `IMAD`s on the multiply pipe)
-/// rather than a shift (`SHF`, on the integer pipe, which the N-Queens counter's step fills
-/// first). CPU: the shift.
-#[inline(always)]
-pub fn shl_small(x: u32, s: u32) -> u32 {
-    debug_assert!(s <= 3);
-    if cfg!(target_arch = "nvptx64") {
-        x.wrapping_mul(s.wrapping_mul(s.wrapping_sub(1)).wrapping_add(2))
-    } else {
-        x << s
-    }
 }
 
 /// Thirty-two small counters, one per bit position, kept *bit-sliced*: plane `k` holds bit
