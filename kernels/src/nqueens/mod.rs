@@ -20,6 +20,7 @@
 
 mod check;
 pub mod constellation;
+pub mod estimate;
 pub mod lookahead;
 pub mod random_dfs;
 mod subproblem;

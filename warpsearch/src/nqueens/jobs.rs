@@ -33,21 +33,30 @@ impl JobList {
     /// (each row fewer multiplies the count by 4–8: insisting on the full target would
     /// overshoot it several times over). Counting is parallel over the starts.
     pub fn new(n: u32, target: u64) -> JobList {
+        let mut canonical = Vec::new();
+        constellation::for_each_canonical(n, |c, orbit| canonical.push((c, orbit)));
+        let probes = image_probes(n);
+        let searched: Vec<_> = canonical
+            .par_iter()
+            .map(|&(c, orbit)| (c.searched(probes).start(), orbit))
+            .collect();
         let mut starts = Vec::new();
         let mut whole = Found::default();
-        constellation::for_each_canonical(n, |c, orbit| match c.searched().start() {
-            Some((frontier, schedule, _)) => starts.push(Job {
-                frontier,
-                schedule,
-                weight: orbit,
-            }),
-            // Every queen on the border (small boards): the constellation is one solution.
-            None => whole.solutions += orbit as u64,
-        });
+        for (start, orbit) in searched {
+            match start {
+                Some((frontier, schedule, _)) => starts.push(Job {
+                    frontier,
+                    schedule,
+                    weight: orbit,
+                }),
+                // Every queen on the border (small boards): the constellation is one solution.
+                None => whole.solutions += orbit as u64,
+            }
+        }
         // Reversed: the constellations with the largest jobs come last in the canonical order,
         // and handed out first they no longer make the run's tail (a simulation of the GPU's
         // lanes at n = 16 and 17: the longest lane 1.31 → 1.21 and 1.29 → 1.17 times the
-        // average). Searched upside down (`Constellation::searched`), the corner ones are now
+        // average). Searched upside down (`Constellation::searched`, the fixed rule), the corner ones are now
         // the largest constellations and come last, and yet the reversed order is still the
         // faster one on the H100 (N=20 1.21 → 1.17 s, N=21 9.00 → 8.46 s): the jobs, split to
         // a number of rows left, not the constellations, are what the lanes wait on.
@@ -138,6 +147,27 @@ impl JobList {
         }
         bytes
     }
+}
+
+/// Random probes per rotation with which the list picks the image of each constellation to
+/// search ([`constellation::Constellation::searched`]): none below N=21, where the fixed rule
+/// is cheaper than the estimate is worth. The estimate costs ≈ 0.3 µs a probe, a fixed amount
+/// per constellation (18,410 at N=23), while the search grows ≈ 8× a size: at N=23, 300
+/// probes cost ≈ 7 core-seconds for a search ≈ 7 % shorter.
+///
+/// `WARPSEARCH_IMAGE_PROBES` sets the number for tuning runs (0: the fixed rule); the list
+/// then differs, so shards and checkpoints of such runs only match runs with the same setting.
+fn image_probes(n: u32) -> u32 {
+    let default = match n {
+        ..21 => 0,
+        21 => 100,
+        22 => 200,
+        _ => 300,
+    };
+    std::env::var("WARPSEARCH_IMAGE_PROBES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// What expanding one start to `rows` rows left gives.
