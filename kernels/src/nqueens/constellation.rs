@@ -24,7 +24,7 @@
 //! masks are 64 bits wide (see [`Frontier`]). The rows of the side queens are skipped, so the
 //! masks shift by 1, 2 or 3 rows between two interior rows: a 2-bit schedule per row.
 
-use super::estimate::estimated_steps;
+use super::estimate::estimated_work;
 use super::lookahead::spared;
 use crate::bits::{add_if, low2_and_rest, lowest_bit, nor3, popc, split_lowest};
 use crate::rng::SplitMix64;
@@ -313,7 +313,7 @@ impl Constellation {
     ///   the canonical form's top queen, the one nearest a corner; 1.6 times fewer steps than
     ///   the canonical form itself (n = 13..16, `docs/notes/nqueens-gpu.md`, session 12).
     /// - Otherwise the rotation whose search Knuth's estimator, with `probes` random probes,
-    ///   finds smallest ([`estimated_steps`]; the first rotation on a tie). The probes are
+    ///   finds smallest ([`estimated_work`]; the first rotation on a tie). The probes are
     ///   seeded by the constellation, so the choice is the same on every machine. Measured
     ///   over every canonical constellation at n = 14..16, 300 probes take 1.069–1.072 times
     ///   fewer steps than the fixed rule, against 1.072–1.076 for the best image (session 15).
@@ -332,9 +332,9 @@ impl Constellation {
                 return image;
             };
             let mut rng = SplitMix64::new(seed, g as u64);
-            let steps = estimated_steps(self.n, frontier, schedule, probes, &mut rng);
-            if steps < best.0 {
-                best = (steps, image);
+            let work = estimated_work(self.n, frontier, schedule, probes, &mut rng);
+            if work < best.0 {
+                best = (work, image);
             }
         }
         best.1
