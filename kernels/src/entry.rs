@@ -12,7 +12,9 @@ use crate::no3line::pairs::PairLines;
 use crate::no3line::propagate::{Propagating, Share, Techniques, WORDS_PER_BOARD};
 use crate::no3line::{DepthFirst, LineTable, Prefix, Pruning};
 use crate::nqueens::constellation::{Counter, Job};
+use crate::nqueens::estimate::estimated_work;
 use crate::nqueens::{Search, Subproblem, random_dfs};
+use crate::rng::SplitMix64;
 use crate::selftest::{INPUTS, OUTPUTS, exercise};
 use crate::slab::{GlobalSlab, SharedLevels, SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
@@ -242,6 +244,34 @@ pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_constellation(
     let counter = |i: usize| unsafe { &*tallies.add(i) };
     add_warp_total(counter(0), Lanes::this_lane(found.solutions));
     add_warp_total(counter(1), Lanes::this_lane(found.nodes));
+}
+
+/// Estimates the work of the constellation counter on `count` boards of size `n`: thread `i`
+/// runs [`estimated_work`] with `probes` probes on `boards[i]` (its frontier and schedule; the
+/// weight is not read), its random stream keyed by `keys[i]` (seed, stream), and writes the
+/// estimate to `estimates[i]`. The same code on the CPU gives the same numbers, bit for bit.
+///
+/// # Safety
+/// `boards`, `keys` and `estimates` hold `count` elements each.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_nqueens_estimate(
+    n: u32,
+    boards: *const Job,
+    keys: *const [u64; 2],
+    count: u32,
+    probes: u32,
+    estimates: *mut u64,
+) {
+    let i = global_thread();
+    if i >= count {
+        return; // No collectives below: a thread may leave alone.
+    }
+    // SAFETY: `i < count`, the length of each buffer (the contract above).
+    let (board, [seed, stream]) = unsafe { (*boards.add(i as usize), *keys.add(i as usize)) };
+    let mut rng = SplitMix64::new(seed, stream);
+    let estimate = estimated_work(n, board.frontier, board.schedule, probes, &mut rng);
+    // SAFETY: as above.
+    unsafe { *estimates.add(i as usize) = estimate };
 }
 
 /// Runs `searches` randomised N-Queens searches ([`random_dfs::search`]), search `i` on thread

@@ -313,31 +313,42 @@ impl Constellation {
     ///   the canonical form's top queen, the one nearest a corner; 1.6 times fewer steps than
     ///   the canonical form itself (n = 13..16, `docs/notes/nqueens-gpu.md`, session 12).
     /// - Otherwise the rotation whose search Knuth's estimator, with `probes` random probes,
-    ///   finds smallest ([`estimated_work`]; the first rotation on a tie). The probes are
-    ///   seeded by the constellation, so the choice is the same on every machine. Measured
-    ///   over every canonical constellation at n = 14..16, 300 probes take 1.069–1.072 times
-    ///   fewer steps than the fixed rule, against 1.072–1.076 for the best image (session 15).
+    ///   finds smallest ([`estimated_work`] on each of [`rotations`](Self::rotations), then
+    ///   [`pick`](Self::pick)). The probes are seeded by the constellation, so the choice is
+    ///   the same on every machine, and on the GPU (which can make the estimates for a whole
+    ///   list at once). Measured over every canonical constellation at n = 14..16, 300 probes
+    ///   take 1.069–1.072 times fewer steps than the fixed rule, against 1.072–1.076 for the
+    ///   best image (session 15).
     pub fn searched(&self, probes: u32) -> Constellation {
         if probes == 0 {
             return self.image(UPSIDE_DOWN);
         }
+        let estimates = self.rotations().map(|(image, [seed, stream])| {
+            image.start().map_or(0, |(frontier, schedule, _)| {
+                let mut rng = SplitMix64::new(seed, stream);
+                estimated_work(self.n, frontier, schedule, probes, &mut rng)
+            })
+        });
+        self.pick(estimates)
+    }
+
+    /// The four rotations of this constellation, whose searches are its four sizes of search,
+    /// each with the key of its probes' random stream (seed and stream of a [`SplitMix64`]).
+    pub fn rotations(&self) -> [(Constellation, [u64; 2]); 4] {
         let seed = [self.n, self.top, self.bottom, self.left, self.right]
             .iter()
             .fold(0u64, |key, &x| key << 8 | x as u64);
-        let mut best = (f64::INFINITY, *self);
         // SYMMETRIES[0..4] are the rotations.
-        for g in 0..4 {
-            let image = self.image(g);
-            let Some((frontier, schedule, _)) = image.start() else {
-                return image;
-            };
-            let mut rng = SplitMix64::new(seed, g as u64);
-            let work = estimated_work(self.n, frontier, schedule, probes, &mut rng);
-            if work < best.0 {
-                best = (work, image);
-            }
-        }
-        best.1
+        core::array::from_fn(|g| (self.image(g), [seed, g as u64]))
+    }
+
+    /// The rotation to search given the estimates of the [`rotations`](Self::rotations)' work,
+    /// in their order: the smallest, the first on a tie (a rotation with no row to fill has the
+    /// estimate 0: there is nothing to search).
+    pub fn pick(&self, estimates: [u64; 4]) -> Constellation {
+        let rotations = self.rotations();
+        let best = (0..4).min_by_key(|&g| (estimates[g], g)).unwrap_or(0);
+        rotations[best].0
     }
 
     /// The rows left to fill (not on a border line), in order, and how many.

@@ -22,20 +22,25 @@ use crate::rng::SplitMix64;
 /// each row's candidates taken as the counter takes them (one row of look-ahead). Zero for no
 /// probes.
 ///
+/// In integers (saturating at `u64::MAX`, far above any search up to n = 27), so that the GPU
+/// and the CPU, which run this same code, find bit-identical estimates and choose the same
+/// images: a host may take the choice from either, and the work list stays the same.
+///
 /// [`Constellation::start`]: super::constellation::Constellation::start
+#[inline(always)]
 pub fn estimated_work(
     n: u32,
     frontier: Frontier,
     schedule: u64,
     probes: u32,
     rng: &mut SplitMix64,
-) -> f64 {
+) -> u64 {
     let mask = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-    let mut sum = 0.0;
+    let mut sum = 0u64;
     for _ in 0..probes {
         let mut board = frontier;
         // The number of boards at this depth that the probe's path stands for.
-        let mut paths = 1.0;
+        let mut paths = 1u64;
         loop {
             let queens = board.queens();
             let shifts = (schedule >> (2 * queens.min(31))) as u32;
@@ -44,8 +49,8 @@ pub fn estimated_work(
             if choices == 0 {
                 break;
             }
-            paths *= choices as f64;
-            sum += paths;
+            paths = paths.saturating_mul(choices as u64);
+            sum = sum.saturating_add(paths);
             // On the row before last the candidates are the completions, which the counter
             // counts without a step.
             if queens + 2 >= n {
@@ -55,11 +60,7 @@ pub fn estimated_work(
             board = board.place(bit, shifts & 3);
         }
     }
-    if probes == 0 {
-        0.0
-    } else {
-        sum / probes as f64
-    }
+    sum.checked_div(probes as u64).unwrap_or(0)
 }
 
 /// The `index`-th lowest set bit of `mask` (from 0) as a one-bit mask; zero when `mask` has
@@ -115,7 +116,7 @@ mod tests {
             let c = c.searched(0);
             if let Some((work, frontier, schedule)) = exact_work(&c) {
                 exact += work;
-                estimated += estimated_work(n, frontier, schedule, 2000, &mut rng);
+                estimated += estimated_work(n, frontier, schedule, 2000, &mut rng) as f64;
             }
         });
         let ratio = estimated / exact;
@@ -148,7 +149,7 @@ mod tests {
         let (frontier, schedule, _) = c.start().unwrap_or_default();
         assert_eq!(
             estimated_work(8, frontier, schedule, 0, &mut SplitMix64::new(0, 0)),
-            0.0
+            0
         );
     }
 }

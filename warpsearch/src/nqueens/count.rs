@@ -1,6 +1,6 @@
 //! Splitting the search into subproblems and running them on the CPU or the GPU.
 
-use super::jobs::JobList;
+use super::jobs::{Estimator, JobList};
 use super::{Counts, known, reference, validate};
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
@@ -145,7 +145,7 @@ fn count_constellations(
             * gpu_resident_constellation_threads(gpus.first(), n, n)? as u64)
             .min(GPU_MAX_SUBPROBLEMS),
     };
-    let list = JobList::new(n, target);
+    let list = JobList::new(n, target, estimator(backend))?;
     let jobs = list.all();
     let mut found = list.found;
     let (searched, (s180, s90)) = match backend {
@@ -253,19 +253,74 @@ fn sharded_target(n: u32) -> u64 {
     1 << tuning("WARPSEARCH_JOBS_LOG2", log2).min(30)
 }
 
+/// Where `backend` makes the estimates that choose the images of a work list: on its first GPU,
+/// or on the CPU (the same numbers either way).
+fn estimator(backend: &Backend) -> Estimator<'_> {
+    match backend {
+        Backend::Cpu(_) => Estimator::Cpu,
+        Backend::Gpu(gpus) => Estimator::Gpu(gpus.first()),
+    }
+}
+
+/// The estimates of [`kernels::nqueens::estimate::estimated_work`] for `boards` of size `n`,
+/// each with its probes' key, made on `device` in one launch.
+pub(super) fn gpu_estimates(
+    device: &GpuDevice,
+    n: u32,
+    boards: &[Job],
+    keys: &[[u64; 2]],
+    probes: u32,
+) -> Result<Vec<u64>, GpuError> {
+    if boards.is_empty() {
+        return Ok(Vec::new());
+    }
+    let count = u32::try_from(boards.len())
+        .map_err(|_| GpuError::Unsupported(format!("{} boards (at most 2³² − 1)", boards.len())))?;
+    let stream = device.stream();
+    let function = device.function("warpsearch_nqueens_estimate")?;
+    let words: Vec<u64> = boards.iter().flat_map(|board| board.to_words()).collect();
+    let key_words: Vec<u64> = keys.iter().flatten().copied().collect();
+    let device_boards = step("copying boards to the GPU", stream.clone_htod(&words))?;
+    let device_keys = step("copying keys to the GPU", stream.clone_htod(&key_words))?;
+    let mut estimates = step(
+        "allocating estimates",
+        stream.alloc_zeros::<u64>(boards.len()),
+    )?;
+    let config = launch_config(count.div_ceil(ESTIMATE_BLOCK), ESTIMATE_BLOCK, 0);
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&n)
+        .arg(&device_boards)
+        .arg(&device_keys)
+        .arg(&count)
+        .arg(&probes)
+        .arg(&mut estimates);
+    // SAFETY: arguments match `warpsearch_nqueens_estimate`: `count` boards of 5 words, `count`
+    // keys of 2 words, `count` result words.
+    step("launching the N-Queens estimate kernel", unsafe {
+        launch.launch(config)
+    })?;
+    let estimates = step("reading the estimates", stream.clone_dtoh(&estimates))?;
+    device.synchronize()?;
+    Ok(estimates)
+}
+
+/// Threads per block of the estimate kernel: one board each, no shared memory.
+const ESTIMATE_BLOCK: u32 = 64;
+
 /// Chunks of a sharded count: the unit of shards and checkpoints.
 const SHARDED_CHUNKS: usize = 256;
 
 /// The work list of a sharded count of size `n` (made chunk by chunk as chunks are handed
 /// out) and the partition's identity.
-fn sharded_partition(n: u32) -> Result<(JobList, Partition)> {
+fn sharded_partition(n: u32, backend: &Backend) -> Result<(JobList, Partition)> {
     validate(n)?;
     if n < MIN_SYMMETRY_N {
         return Err(Error::InvalidArgument(format!(
             "N = {n} is too small to shard: count it whole"
         )));
     }
-    let list = JobList::new(n, sharded_target(n));
+    let list = JobList::new(n, sharded_target(n), estimator(backend))?;
     let chunks = list.len().clamp(1, SHARDED_CHUNKS) as u32;
     let partition =
         Partition::identified("nqueens", n, list.len() as u64, chunks, &list.identity());
@@ -282,7 +337,7 @@ pub fn count_shard(
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<Partial>> {
-    let (list, partition) = sharded_partition(n)?;
+    let (list, partition) = sharded_partition(n, backend)?;
     // The symmetric counts go with chunk 0; they are counted on the host while the search
     // runs, so that reporting chunk 0 does not hold up its worker.
     std::thread::scope(|scope| {
@@ -887,7 +942,7 @@ mod tests {
             );
         }
         for target in [1, 1 << 10, 1 << 20] {
-            let list = JobList::new(14, target);
+            let list = JobList::new(14, target, Estimator::Cpu).expect("the CPU estimate");
             let jobs = list.all();
             let mut found = list.found;
             found.add(

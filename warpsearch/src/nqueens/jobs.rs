@@ -8,7 +8,11 @@
 //! list can be made when it is handed out, and the list's identity is the starts, the rows
 //! left and those counts: they determine every job.
 
-use kernels::nqueens::constellation::{self, Found, Job};
+use crate::error::{Error, Result};
+use crate::gpu::GpuDevice;
+use kernels::nqueens::constellation::{self, Constellation, Found, Job};
+use kernels::nqueens::estimate::estimated_work;
+use kernels::rng::SplitMix64;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -32,24 +36,21 @@ impl JobList {
     /// The list with the most rows left per job that gives at least a quarter of `target` jobs
     /// (each row fewer multiplies the count by 4–8: insisting on the full target would
     /// overshoot it several times over). Counting is parallel over the starts. Each
-    /// constellation's image is chosen with [`image_probes`] probes.
-    pub fn new(n: u32, target: u64) -> JobList {
-        Self::with_probes(n, target, image_probes(n))
+    /// constellation's image is chosen with [`image_probes`] probes, estimated by `estimator`.
+    pub fn new(n: u32, target: u64, estimator: Estimator) -> Result<JobList> {
+        Ok(Self::from_images(
+            n,
+            target,
+            searched_images(n, image_probes(n), estimator)?,
+        ))
     }
 
-    /// [`new`](JobList::new) with `probes` probes a rotation to choose each constellation's
-    /// image (0: the fixed rule).
-    fn with_probes(n: u32, target: u64, probes: u32) -> JobList {
-        let mut canonical = Vec::new();
-        constellation::for_each_canonical(n, |c, orbit| canonical.push((c, orbit)));
-        let searched: Vec<_> = canonical
-            .par_iter()
-            .map(|&(c, orbit)| (c.searched(probes).start(), orbit))
-            .collect();
+    /// The list of the canonical constellations searched as `searched` (image, orbit size).
+    fn from_images(n: u32, target: u64, searched: Vec<(Constellation, u32)>) -> JobList {
         let mut starts = Vec::new();
         let mut whole = Found::default();
-        for (start, orbit) in searched {
-            match start {
+        for (image, orbit) in searched {
+            match image.start() {
                 Some((frontier, schedule, _)) => starts.push(Job {
                     frontier,
                     schedule,
@@ -156,24 +157,88 @@ impl JobList {
 }
 
 /// Random probes per rotation with which the list picks the image of each constellation to
-/// search ([`constellation::Constellation::searched`]): none below N=21, where the fixed rule
-/// is cheaper than the estimate is worth. The estimate costs ≈ 0.3 µs a probe, a fixed amount
-/// per constellation (18,410 at N=23), while the search grows ≈ 8× a size: at N=23, 300
-/// probes cost ≈ 7 core-seconds for a search ≈ 7 % shorter.
+/// search ([`Constellation::searched`]): none below N=20, where the fixed rule is cheaper on
+/// a CPU than the estimate is worth (the list must not depend on the backend: shards made on
+/// CPUs and GPUs merge). From N=20, 1,000: on a GPU the estimates of the whole list take one
+/// launch of a few milliseconds; on the CPU, ≈ 0.3 µs a probe, a fixed amount per constellation
+/// (9,522 at N=20, 18,410 at N=23; 4 rotations each) against a search that grows ≈ 8× a size.
 ///
 /// `WARPSEARCH_IMAGE_PROBES` sets the number for tuning runs (0: the fixed rule); the list
 /// then differs, so shards and checkpoints of such runs only match runs with the same setting.
 fn image_probes(n: u32) -> u32 {
-    let default = match n {
-        ..21 => 0,
-        21 => 100,
-        22 => 200,
-        _ => 300,
-    };
+    let default = if n < 20 { 0 } else { 1000 };
     std::env::var("WARPSEARCH_IMAGE_PROBES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// Where the estimates that choose each constellation's image are made. Both places run the
+/// same code in integers and find the same numbers, bit for bit, so the list is the same.
+#[derive(Clone, Copy)]
+pub(super) enum Estimator<'a> {
+    /// Every core of this machine.
+    Cpu,
+    /// One launch on this GPU.
+    Gpu(&'a GpuDevice),
+}
+
+/// The canonical constellations of size `n` in their fixed order, each as the image to search
+/// ([`Constellation::searched`] with `probes` probes), with its orbit size.
+fn searched_images(n: u32, probes: u32, estimator: Estimator) -> Result<Vec<(Constellation, u32)>> {
+    let mut canonical = Vec::new();
+    constellation::for_each_canonical(n, |c, orbit| canonical.push((c, orbit)));
+    let device = match estimator {
+        Estimator::Gpu(device) if probes > 0 => device,
+        _ => {
+            return Ok(canonical
+                .par_iter()
+                .map(|&(c, orbit)| (c.searched(probes), orbit))
+                .collect());
+        }
+    };
+    // Every rotation with a row to fill, as a board and the key of its probes.
+    let mut boards = Vec::with_capacity(4 * canonical.len());
+    let mut keys = Vec::with_capacity(4 * canonical.len());
+    let mut positions = Vec::with_capacity(4 * canonical.len());
+    for (c, _) in &canonical {
+        for (image, key) in c.rotations() {
+            positions.push(image.start().map(|(frontier, schedule, _)| {
+                boards.push(Job {
+                    frontier,
+                    schedule,
+                    weight: 0,
+                });
+                keys.push(key);
+                boards.len() - 1
+            }));
+        }
+    }
+    let estimates = super::count::gpu_estimates(device, n, &boards, &keys, probes)?;
+    // Lists made on different machines must be the same: the CPU checks a sample of the GPU's
+    // numbers (32 of them, a few milliseconds).
+    let stride = (boards.len() / 32).max(1);
+    let differs = (0..boards.len())
+        .into_par_iter()
+        .step_by(stride)
+        .find_any(|&i| {
+            let mut rng = SplitMix64::new(keys[i][0], keys[i][1]);
+            let board = boards[i].frontier;
+            estimated_work(n, board, boards[i].schedule, probes, &mut rng) != estimates[i]
+        });
+    if let Some(i) = differs {
+        return Err(Error::Verification(format!(
+            "the GPU's estimate of board {i} of the {n}-queens list differs from the CPU's"
+        )));
+    }
+    Ok(canonical
+        .iter()
+        .zip(positions.chunks(4))
+        .map(|(&(c, orbit), positions)| {
+            let estimates = std::array::from_fn(|g| positions[g].map_or(0, |i| estimates[i]));
+            (c.pick(estimates), orbit)
+        })
+        .collect())
 }
 
 /// What expanding one start to `rows` rows left gives.
@@ -208,6 +273,12 @@ mod tests {
     use kernels::nqueens::constellation::{Counter, Level};
     use proptest::prelude::*;
 
+    /// The list with `probes` probes a rotation, estimated on the CPU.
+    fn list(n: u32, target: u64, probes: u32) -> JobList {
+        let images = searched_images(n, probes, Estimator::Cpu);
+        JobList::from_images(n, target, images.expect("the CPU estimate cannot fail"))
+    }
+
     /// The list written out the plain way: every start's jobs in order.
     fn plain(list: &JobList) -> Vec<Job> {
         let mut jobs = Vec::new();
@@ -220,7 +291,7 @@ mod tests {
     #[test]
     fn the_whole_list_is_every_start_expanded_in_order() {
         for (n, target) in [(8, 1), (11, 1 << 10), (13, 1 << 16)] {
-            let list = JobList::new(n, target);
+            let list = list(n, target, 0);
             let all = list.all();
             assert_eq!(all, plain(&list), "n = {n}");
             assert_eq!(all.len(), list.len());
@@ -245,10 +316,10 @@ mod tests {
     #[test]
     fn a_list_of_estimated_images_counts_the_same_with_fewer_nodes() {
         for (n, target) in [(11, 1 << 10), (13, 1 << 12)] {
-            let fixed = count(&JobList::with_probes(n, target, 0));
-            let estimated = JobList::with_probes(n, target, 50);
+            let fixed = count(&list(n, target, 0));
+            let estimated = list(n, target, 50);
             // The choice is a function of the constellation: made twice, the same list.
-            let again = JobList::with_probes(n, target, 50);
+            let again = list(n, target, 50);
             assert_eq!(estimated.identity(), again.identity(), "n = {n}");
             let estimated = count(&estimated);
             assert_eq!(estimated.solutions, KNOWN[n as usize - 1].0, "n = {n}");
@@ -262,7 +333,7 @@ mod tests {
         /// Any range is the same slice of the whole list (ranges past the end are cut).
         #[test]
         fn a_range_is_a_slice_of_the_whole_list(a in 0usize..3000, b in 0usize..3000) {
-            let list = JobList::new(12, 1 << 10);
+            let list = list(12, 1 << 10, 0);
             let all = list.all();
             let (a, b) = (a.min(b), a.max(b));
             let expected = &all[a.min(all.len())..b.min(all.len())];
