@@ -346,9 +346,9 @@ impl Constellation {
     /// in their order: the smallest, the first on a tie (a rotation with no row to fill has the
     /// estimate 0: there is nothing to search).
     pub fn pick(&self, estimates: [u64; 4]) -> Constellation {
-        let rotations = self.rotations();
         let best = (0..4).min_by_key(|&g| (estimates[g], g)).unwrap_or(0);
-        rotations[best].0
+        // Rotation g is SYMMETRIES[g] (see `rotations`).
+        self.image(best)
     }
 
     /// The rows left to fill (not on a border line), in order, and how many.

@@ -222,9 +222,11 @@ fn searched_images(n: u32, probes: u32, estimator: Estimator) -> Result<Vec<(Con
         .into_par_iter()
         .step_by(stride)
         .find_any(|&i| {
+            let Job {
+                frontier, schedule, ..
+            } = boards[i];
             let mut rng = SplitMix64::new(keys[i][0], keys[i][1]);
-            let board = boards[i].frontier;
-            estimated_work(n, board, boards[i].schedule, probes, &mut rng) != estimates[i]
+            estimated_work(n, frontier, schedule, probes, &mut rng) != estimates[i]
         });
     if let Some(i) = differs {
         return Err(Error::Verification(format!(
