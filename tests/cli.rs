@@ -101,8 +101,50 @@ fn out_of_range_n_is_a_clear_error() {
         assert_eq!(output.status.code(), Some(2), "--devices {devices:?}");
         assert!(stderr(&output).contains("--devices"), "{}", stderr(&output));
     }
+}
+
+/// Naming GPUs asks for GPUs: on a machine without one (CI's), every index is an error that
+/// says what the machine does show, whatever `--backend` says, and nothing is counted.
+#[test]
+fn named_gpus_that_are_not_there_are_an_error_never_a_cpu_run() {
+    for backend in ["auto", "gpu"] {
+        for devices in ["0", "3", "0,1"] {
+            let output = warpsearch(&[
+                "nqueens",
+                "10",
+                "--devices",
+                devices,
+                "--backend",
+                backend,
+                "--json",
+            ]);
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "--backend {backend} --devices {devices}"
+            );
+            let err = stderr(&output);
+            assert!(err.contains("--devices names GPU"), "{err}");
+            assert!(
+                err.contains("no GPU can be used here") || err.contains("the driver shows"),
+                "{err}"
+            );
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(!stdout.contains("\"total\""), "no count: {stdout}");
+            assert!(stdout.contains("\"error\""), "{stdout}");
+        }
+    }
     let output = warpsearch(&["nqueens", "8", "--devices", "0,1", "--backend", "cpu"]);
-    assert!(output.status.success(), "the CPU ignores --devices");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "--devices with --backend cpu"
+    );
+    assert!(
+        stderr(&output).contains("--backend cpu"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

@@ -28,6 +28,13 @@ use std::process::Command;
 /// Oldest GPU architecture the PTX targets by default (Ampere).
 pub const DEFAULT_TARGET_CPU: &str = "sm_80";
 
+/// The architectures [`Builder::embed`] also assembles native code (SASS, as cubins) for when
+/// `ptxas` is available: Ampere (sm_80, sm_86), Ada (sm_89), Hopper (sm_90) and Blackwell
+/// (sm_100, sm_120; skipped quietly by a `ptxas` too old to know them). A GPU with one of
+/// these loads its cubin at once; any other GPU gets the PTX, which the driver compiles on the
+/// machine's first run (about a second for warpsearch's kernels) and keeps in its cache.
+pub const NATIVE_ARCHS: [&str; 6] = ["sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+
 /// Why the kernels could not be built. Each message names the cause and the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -276,6 +283,7 @@ pub struct Builder {
     target_dir: Option<PathBuf>,
     env_prefix: String,
     register_limits: Vec<(String, u32)>,
+    native_archs: Vec<String>,
 }
 
 impl Builder {
@@ -289,7 +297,15 @@ impl Builder {
             target_dir: None,
             env_prefix: "WARPSEARCH".into(),
             register_limits: Vec::new(),
+            native_archs: NATIVE_ARCHS.iter().map(|arch| arch.to_string()).collect(),
         }
+    }
+
+    /// The architectures [`embed`](Self::embed) assembles cubins for besides the PTX
+    /// ([`NATIVE_ARCHS`] by default; none: PTX only).
+    pub fn native_archs(mut self, archs: &[&str]) -> Builder {
+        self.native_archs = archs.iter().map(|arch| arch.to_string()).collect();
+        self
     }
 
     /// Caps the registers of the entry function `kernel` at `count` (a PTX `.maxnreg`
@@ -441,10 +457,17 @@ impl Builder {
         Ok(limited)
     }
 
-    /// The `ptxas` to check the PTX with: `<PREFIX>_PTXAS`, else `ptxas` on the PATH.
+    /// The `ptxas` to assemble the PTX with: `<PREFIX>_PTXAS`, else `WARPSEARCH_PTXAS`, else
+    /// `ptxas` on the PATH.
     fn ptxas(&self) -> Option<PathBuf> {
-        if let Some(path) = env::var_os(format!("{}_PTXAS", self.env_prefix)) {
-            return Some(PathBuf::from(path));
+        println!("cargo:rerun-if-env-changed=WARPSEARCH_PTXAS");
+        for name in [
+            format!("{}_PTXAS", self.env_prefix),
+            "WARPSEARCH_PTXAS".into(),
+        ] {
+            if let Some(path) = env::var_os(name) {
+                return Some(PathBuf::from(path));
+            }
         }
         let path = env::var_os("PATH")?;
         env::split_paths(&path)
@@ -452,42 +475,74 @@ impl Builder {
             .find(|candidate| candidate.is_file())
     }
 
-    /// When `ptxas` is available, assembles the PTX for the target architecture and reports
-    /// each kernel's registers, stack and spills as a cargo warning (spills and stack frames
-    /// are local-memory traffic: the first thing to look at in a slow kernel).
-    fn report_resources(&self, ptx: &Path) {
+    /// When `ptxas` is available, assembles the PTX into a cubin for each native architecture
+    /// (beside `ptx`, as `<ptx>.<arch>.cubin`) and returns them; reports each kernel's
+    /// registers, stack and spills for the target architecture as cargo warnings (spills and
+    /// stack frames are local-memory traffic: the first thing to look at in a slow kernel).
+    /// Without `ptxas`, one warning says that the build carries PTX only.
+    fn assemble_native(&self, ptx: &Path) -> Vec<(u32, PathBuf)> {
         println!("cargo:rerun-if-env-changed={}_PTXAS", self.env_prefix);
         let Some(ptxas) = self.ptxas() else {
-            return;
-        };
-        let output = Command::new(&ptxas)
-            .arg(format!("-arch={}", self.target_cpu))
-            .args(["-v", "-o"])
-            .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
-            .arg(ptx)
-            .output();
-        let output = match output {
-            Ok(output) => output,
-            Err(e) => {
-                println!("cargo:warning=ptxas ({}) did not run: {e}", ptxas.display());
-                return;
-            }
-        };
-        let report = String::from_utf8_lossy(&output.stderr);
-        if !output.status.success() {
             println!(
-                "cargo:warning=ptxas rejected the PTX: {}",
-                last_lines(&output.stderr, 3)
+                "cargo:warning=no ptxas (set {}_PTXAS or put ptxas on the PATH; `cargo xtask` fetches it): \
+                 the kernels are embedded as PTX only, which the driver compiles on each machine's first run",
+                self.env_prefix
             );
-            return;
+            return Vec::new();
+        };
+        let mut archs = self.native_archs.clone();
+        if !archs.contains(&self.target_cpu) {
+            archs.insert(0, self.target_cpu.clone());
         }
-        for line in resource_lines(&report, &self.target_cpu) {
-            println!("cargo:warning={line}");
+        let mut cubins = Vec::new();
+        for arch in archs {
+            let Some(number) = arch.strip_prefix("sm_").and_then(|n| n.parse::<u32>().ok()) else {
+                println!("cargo:warning=native_archs: `{arch}` is not of the form sm_NN");
+                continue;
+            };
+            let cubin = ptx.with_extension(format!("{arch}.cubin"));
+            let output = Command::new(&ptxas)
+                .arg(format!("-arch={arch}"))
+                .args(["-v", "-o"])
+                .arg(&cubin)
+                .arg(ptx)
+                .output();
+            let output = match output {
+                Ok(output) => output,
+                Err(e) => {
+                    println!("cargo:warning=ptxas ({}) did not run: {e}", ptxas.display());
+                    return cubins;
+                }
+            };
+            let report = String::from_utf8_lossy(&output.stderr);
+            if !output.status.success() {
+                // An architecture newer than this ptxas: its GPUs take the PTX.
+                if !report.contains("is not defined for option") {
+                    println!(
+                        "cargo:warning=ptxas -arch={arch} rejected the PTX: {}",
+                        last_lines(&output.stderr, 3)
+                    );
+                }
+                continue;
+            }
+            if arch == self.target_cpu {
+                for line in resource_lines(&report, &arch) {
+                    println!("cargo:warning={line}");
+                }
+            }
+            if self.native_archs.contains(&arch) {
+                cubins.push((number, cubin));
+            }
         }
+        cubins
     }
 
     /// For a build script: writes the PTX to `$OUT_DIR/<file>` (include it with
     /// `include_str!(concat!(env!("OUT_DIR"), "/<file>"))`) and tells cargo when to rerun.
+    ///
+    /// Beside it, `$OUT_DIR/<file>.native.rs` holds the native cubins as a Rust expression of
+    /// type `&[(u32, &[u8])]` — (architecture as a number, e.g. 90 for sm_90; the cubin) —
+    /// empty without `ptxas`: `include!(concat!(env!("OUT_DIR"), "/<file>.native.rs"))`.
     ///
     /// When the PTX cannot be built, an empty file is written and cargo shows one warning
     /// with the cause and the fix, so the crate builds CPU-only; with `required` (or
@@ -537,11 +592,16 @@ impl Builder {
                     })
             })
         };
+        let native = match &result {
+            Ok(()) => self.assemble_native(&out),
+            Err(_) => Vec::new(),
+        };
+        let table = PathBuf::from(format!("{}.native.rs", out.display()));
+        if let Err(e) = fs::write(&table, native_table(&native)) {
+            println!("cargo::error={}: {e}", table.display());
+        }
         match result {
-            Ok(()) => {
-                self.report_resources(&out);
-                Embedded::Ptx(out)
-            }
+            Ok(()) => Embedded::Ptx(out),
             Err(error) if required => {
                 // `cargo::error` fails the build with this one line: no backtrace, and (as the
                 // script itself exits normally) no dump of the script's output.
@@ -559,6 +619,22 @@ impl Builder {
             }
         }
     }
+}
+
+/// The Rust expression `&[(arch, include_bytes!(cubin)), …]` for [`Builder::embed`]'s
+/// `<file>.native.rs`.
+pub fn native_table(cubins: &[(u32, PathBuf)]) -> String {
+    let mut table = String::from(
+        "// Written by warpsearch-builder: (architecture, cubin) for each native architecture.\n&[\n",
+    );
+    for (arch, path) in cubins {
+        let path = path.display().to_string();
+        table.push_str(&format!(
+            "    ({arch}, include_bytes!({path:?}) as &[u8]),\n"
+        ));
+    }
+    table.push_str("]\n");
+    table
 }
 
 /// `ptx` with the entry function `kernel` capped at `count` registers: a `.maxnreg`
@@ -640,6 +716,16 @@ ptxas info    : Function properties for panic_fmt\n\
             [
                 "costas_count (sm_90): used 32 registers, used 0 barriers, 768 bytes cumulative stack size; 768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
             ]
+        );
+    }
+
+    #[test]
+    fn the_native_table_is_a_slice_of_architectures_and_included_cubins() {
+        assert!(native_table(&[]).ends_with("&[\n]\n"));
+        let table = native_table(&[(90, PathBuf::from("/out/k.sm_90.cubin"))]);
+        assert!(
+            table.contains("(90, include_bytes!(\"/out/k.sm_90.cubin\") as &[u8]),"),
+            "{table}"
         );
     }
 

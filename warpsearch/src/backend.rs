@@ -102,7 +102,9 @@ pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 }
 
 /// Resolves `choice`: `gpu` fails when no GPU is usable, `auto` falls back to the CPU and says
-/// why. `devices` says which GPUs to open.
+/// why. `devices` says which GPUs to open; a list of indices means the GPU whatever `choice`
+/// says (an index the driver does not show is an error that lists those it shows, and
+/// `cpu` with a list is an error).
 pub fn select(
     choice: BackendChoice,
     threads: Option<usize>,
@@ -114,6 +116,18 @@ pub fn select(
             reason,
         })
     };
+    // A user who names GPUs has asked for GPUs: never a quiet CPU run.
+    if matches!(devices, DeviceChoice::List(_)) {
+        if choice == BackendChoice::Cpu {
+            return Err(Error::InvalidArgument(
+                "--devices names GPUs, but --backend cpu runs on the CPU: leave out one of the two"
+                    .into(),
+            ));
+        }
+        let backend = Backend::Gpu(Gpus::open(devices)?);
+        let reason = format!("backend: {} (--devices names it)", backend.describe());
+        return Ok(Selected { backend, reason });
+    }
     match choice {
         BackendChoice::Cpu => {
             let selected = cpu(String::new())?;

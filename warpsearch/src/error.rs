@@ -84,6 +84,15 @@ pub enum GpuError {
         /// The driver's error.
         source: DriverError,
     },
+    /// `--devices` names a GPU that this machine does not show (or the GPUs cannot be used).
+    #[error("--devices names GPU {asked}, but {shown}")]
+    DeviceNotShown {
+        /// The first index that is not there.
+        asked: usize,
+        /// What the driver does show ("the driver shows 1 GPU: 0 (NVIDIA H100 …)"), or why
+        /// no GPU can be used here.
+        shown: String,
+    },
     /// The operation has no GPU implementation yet.
     #[error("{0}")]
     Unsupported(String),

@@ -18,9 +18,57 @@ use std::time::{Duration, Instant};
 /// The kernels crate compiled to PTX by build.rs (empty when it could not be built).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
+/// The same kernels assembled to native code (SASS) by `ptxas` at build time, one cubin for
+/// each architecture of `warpsearch_builder::NATIVE_ARCHS` that the build's `ptxas` knows;
+/// empty in a build without `ptxas`.
+pub const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/kernels.ptx.native.rs"));
+
 /// True when this binary carries the GPU kernels.
 pub fn has_kernels() -> bool {
     !PTX.trim().is_empty()
+}
+
+/// The architectures this binary carries native code for (e.g. `[80, 86, 89, 90, 100, 120]`).
+pub fn native_archs() -> Vec<u32> {
+    NATIVE.iter().map(|&(arch, _)| arch).collect()
+}
+
+/// Which form of the kernels a GPU loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelForm {
+    /// The cubin of this architecture (e.g. 90 for sm_90): no compilation at load time.
+    Native(u32),
+    /// The PTX, compiled by the driver for the GPU (on a machine's first run; the driver
+    /// keeps the result in its compute cache unless `CUDA_CACHE_DISABLE=1`).
+    Ptx,
+}
+
+impl std::fmt::Display for KernelForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KernelForm::Native(arch) => write!(f, "native sm_{arch}"),
+            KernelForm::Ptx => f.write_str("PTX, compiled by the driver"),
+        }
+    }
+}
+
+/// The form a GPU of compute capability `major.minor` loads from `native`: the cubin of its
+/// own architecture, else that of the newest lower one of the same major version (a cubin
+/// runs on any GPU of its major version and an equal or higher minor one), else the PTX.
+/// `WARPSEARCH_KERNELS=ptx` asks for the PTX whatever the GPU.
+pub fn kernel_form(native: &[(u32, &[u8])], (major, minor): (i32, i32)) -> KernelForm {
+    if std::env::var("WARPSEARCH_KERNELS").is_ok_and(|v| v.eq_ignore_ascii_case("ptx")) {
+        return KernelForm::Ptx;
+    }
+    let (Ok(major), Ok(minor)) = (u32::try_from(major), u32::try_from(minor)) else {
+        return KernelForm::Ptx;
+    };
+    native
+        .iter()
+        .map(|&(arch, _)| arch)
+        .filter(|&arch| arch / 10 == major && arch % 10 <= minor)
+        .max()
+        .map_or(KernelForm::Ptx, KernelForm::Native)
 }
 
 /// An initialised GPU with the kernels loaded.
@@ -42,6 +90,8 @@ pub struct GpuDevice {
     pub driver_cuda: String,
     /// The kernel driver's version string (Linux: from /proc/driver/nvidia/version), if known.
     pub driver_version: Option<String>,
+    /// Which form of the kernels was loaded.
+    pub kernel_form: KernelForm,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -83,19 +133,31 @@ impl GpuDevice {
             .result()
             .map_err(|e| GpuError::driver("reading the driver version", e))?;
         let driver_cuda = format!("{}.{}", version / 1000, version % 1000 / 10);
-        let module = ctx
-            .load_module(Ptx::from_src(PTX))
-            .map_err(|source| match source.0 {
-                cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
-                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
-                    GpuError::PtxUnsupported {
-                        driver: driver_cuda.clone(),
-                        source,
-                    }
+        let mut kernel_form = kernel_form(NATIVE, compute_capability);
+        let native = NATIVE
+            .iter()
+            .find(|&&(arch, _)| KernelForm::Native(arch) == kernel_form);
+        // A cubin the driver refuses (one too new for it, say) falls back to the PTX.
+        let loaded =
+            native.and_then(|&(_, cubin)| ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok());
+        if loaded.is_none() {
+            kernel_form = KernelForm::Ptx;
+        }
+        let module = match loaded {
+            Some(module) => Ok(module),
+            None => ctx.load_module(Ptx::from_src(PTX)),
+        }
+        .map_err(|source| match source.0 {
+            cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
+            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
+                GpuError::PtxUnsupported {
+                    driver: driver_cuda.clone(),
+                    source,
                 }
-                _ => GpuError::driver("loading the kernels", source),
-            })?;
+            }
+            _ => GpuError::driver("loading the kernels", source),
+        })?;
         let stream = ctx.default_stream();
         // Created now: creating a second stream later would wait for a running kernel.
         let monitor = ctx
@@ -112,6 +174,7 @@ impl GpuDevice {
             multiprocessors,
             driver_cuda,
             driver_version: linux_driver_version(),
+            kernel_form,
         })
     }
 
@@ -158,6 +221,7 @@ impl GpuDevice {
             multiprocessors: self.multiprocessors,
             driver_cuda: self.driver_cuda.clone(),
             driver_version: self.driver_version.clone(),
+            kernel_form: self.kernel_form,
         })
     }
 
@@ -395,6 +459,22 @@ fn guarded<T>(open: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError>
     })
 }
 
+/// The names of the GPUs the driver shows this process, by index (after
+/// `CUDA_VISIBLE_DEVICES`).
+pub fn visible_names() -> Result<Vec<String>, GpuError> {
+    let count = visible_devices()?;
+    guarded(|| {
+        (0..count)
+            .map(|ordinal| {
+                let ordinal = i32::try_from(ordinal).unwrap_or(i32::MAX);
+                cudarc::driver::result::device::get(ordinal)
+                    .and_then(cudarc::driver::result::device::get_name)
+                    .map_err(|e| GpuError::driver("reading a device name", e))
+            })
+            .collect()
+    })
+}
+
 /// How many GPUs the driver shows this process (after `CUDA_VISIBLE_DEVICES`).
 pub fn visible_devices() -> Result<usize, GpuError> {
     guarded(|| {
@@ -410,7 +490,10 @@ pub enum DeviceChoice {
     /// Every GPU the driver shows (`CUDA_VISIBLE_DEVICES` applies first).
     #[default]
     All,
-    /// These ordinals, in this order, each once.
+    /// The first GPU the driver shows: work that runs on one GPU when none is named.
+    First,
+    /// These ordinals, in this order, each once: GPUs named by the user, so a run with them
+    /// is a GPU run whatever the backend choice (see [`crate::backend::select`]).
     List(Vec<usize>),
 }
 
@@ -440,7 +523,7 @@ impl DeviceChoice {
     pub fn first_only(&self) -> DeviceChoice {
         match self {
             DeviceChoice::List(list) if !list.is_empty() => DeviceChoice::List(vec![list[0]]),
-            _ => DeviceChoice::List(vec![0]),
+            _ => DeviceChoice::First,
         }
     }
 }
@@ -465,13 +548,28 @@ impl Gpus {
     pub fn open(choice: &DeviceChoice) -> Result<Gpus, GpuError> {
         let ordinals = match choice {
             DeviceChoice::All => (0..visible_devices()?).collect(),
+            DeviceChoice::First => (0..visible_devices()?.min(1)).collect(),
             DeviceChoice::List(list) => {
-                let visible = visible_devices()?;
-                if let Some(&missing) = list.iter().find(|&&o| o >= visible) {
-                    return Err(GpuError::Unsupported(format!(
-                        "--devices names GPU {missing}, but the driver shows {visible} (0..={})",
-                        visible.saturating_sub(1)
-                    )));
+                let shown = |why: GpuError| GpuError::DeviceNotShown {
+                    asked: list.first().copied().unwrap_or(0),
+                    shown: format!("no GPU can be used here: {why}"),
+                };
+                let names = visible_names().map_err(shown)?;
+                if let Some(&missing) = list.iter().find(|&&o| o >= names.len()) {
+                    let listed: Vec<String> = names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, name)| format!("{i} ({name})"))
+                        .collect();
+                    let shown = match names.len() {
+                        0 => "the driver shows no GPU".to_string(),
+                        1 => format!("the driver shows 1 GPU: {}", listed.join(", ")),
+                        n => format!("the driver shows {n} GPUs: {}", listed.join(", ")),
+                    };
+                    return Err(GpuError::DeviceNotShown {
+                        asked: missing,
+                        shown,
+                    });
                 }
                 list.clone()
             }
@@ -599,7 +697,30 @@ fn linux_driver_version() -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::DeviceChoice;
+    use super::{DeviceChoice, KernelForm, kernel_form};
+
+    #[test]
+    fn a_gpu_loads_its_own_cubin_else_one_of_its_major_version_else_the_ptx() {
+        let cubin: &[u8] = &[0];
+        let native = [(80, cubin), (86, cubin), (90, cubin)];
+        assert_eq!(kernel_form(&native, (9, 0)), KernelForm::Native(90));
+        assert_eq!(kernel_form(&native, (8, 6)), KernelForm::Native(86));
+        // sm_89 runs sm_86 code; sm_87 too.
+        assert_eq!(kernel_form(&native, (8, 9)), KernelForm::Native(86));
+        // A newer major version (Blackwell) or an older GPU needs the PTX.
+        assert_eq!(kernel_form(&native, (10, 0)), KernelForm::Ptx);
+        assert_eq!(kernel_form(&native, (7, 5)), KernelForm::Ptx);
+        assert_eq!(kernel_form(&[], (9, 0)), KernelForm::Ptx);
+    }
+
+    #[test]
+    fn a_build_with_kernels_carries_native_code_for_the_common_gpus_when_ptxas_was_there() {
+        // `cargo xtask` builds with ptxas: then sm_80 and sm_90 at least are native.
+        if super::has_kernels() && option_env!("WARPSEARCH_PTXAS").is_some() {
+            let archs = super::native_archs();
+            assert!(archs.contains(&80) && archs.contains(&90), "{archs:?}");
+        }
+    }
 
     #[test]
     fn device_lists_parse_and_bad_ones_are_refused() {

@@ -9,7 +9,13 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
-//! cargo xtask carry           the release binary, the Costas example and scripts/device.sh into carry/ for the GPU machine
+//! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
+//! ```
+//!
+//! Every build it starts gets `WARPSEARCH_PTXAS` (NVIDIA's assembler from PyPI, in `.tools/`),
+//! so the kernels are embedded as native code for the common GPUs besides the PTX.
+//!
+//! ```text
 //! ```
 
 use std::env;
@@ -35,10 +41,10 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("ptx") => ptx().map(|_| ()),
         Some("bench") => bench(&args[1..]),
-        Some("carry") => carry(),
+        Some("bundle") => bundle(),
         Some("fresh-check") => fresh::check(&root()),
         Some("cluster-test") => cluster_test(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|carry|fresh-check|cluster-test>".into()),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,6 +70,10 @@ fn target_dir() -> PathBuf {
 fn cargo() -> Command {
     let mut command = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     command.current_dir(root());
+    let ptxas = ptxas_path();
+    if env::var_os("WARPSEARCH_PTXAS").is_none() && ptxas.exists() {
+        command.env("WARPSEARCH_PTXAS", ptxas);
+    }
     command
 }
 
@@ -125,7 +135,13 @@ fn build_release(require_ptx: bool) -> Result<PathBuf> {
 }
 
 fn run(args: &[String]) -> Result {
-    let binary = build_release(nightly_or_cpu_only())?;
+    let with_ptx = nightly_or_cpu_only();
+    if with_ptx && let Err(why) = ensure_ptxas() {
+        eprintln!(
+            "xtask: warning: {why}\nxtask: the kernels are embedded as PTX only (the driver compiles them on this machine's first GPU run)"
+        );
+    }
+    let binary = build_release(with_ptx)?;
     let status = Command::new(binary)
         .args(args)
         .status()
@@ -154,6 +170,7 @@ fn test() -> Result {
         "cargo fmt --check",
     )?;
     ensure_nightly()?;
+    ensure_ptxas()?;
     let mut clippy = cargo();
     clippy
         .args([
@@ -340,10 +357,15 @@ fn check_ptxas_report(arch: &str, report: &str) -> Result {
     Ok(())
 }
 
+/// Where [`ensure_ptxas`] puts ptxas.
+fn ptxas_path() -> PathBuf {
+    root().join(".tools/nvidia/cuda_nvcc/bin/ptxas")
+}
+
 /// ptxas from the PyPI wheel in .tools/, downloaded on first use.
 fn ensure_ptxas() -> Result<PathBuf> {
     let tools = root().join(".tools");
-    let ptxas = tools.join("nvidia/cuda_nvcc/bin/ptxas");
+    let ptxas = ptxas_path();
     if ptxas.exists() {
         return Ok(ptxas);
     }
@@ -388,18 +410,22 @@ fn make_executable(_: &Path) -> Result {
     Ok(())
 }
 
-/// Prepares carry/ (git-ignored) for the GPU machine: the release binary, the Costas example's
-/// binary, and the benchmark harness (scripts/device.sh).
-fn carry() -> Result {
+/// Prepares bundle/ (git-ignored), everything a GPU machine needs to run the benchmark
+/// suites: the release binary (PTX and native code), the Costas example's binary, and the
+/// harness (scripts/*.sh). Copy the folder there and run `bash bundle/bench-suite.sh SUITE`:
+/// that machine needs an NVIDIA driver, and no Rust, CUDA toolkit or network.
+fn bundle() -> Result {
     ensure_nightly()?;
+    ensure_ptxas()?;
     let binary = build_release(true)?;
-    let carry = root().join("carry");
-    if carry.exists() {
-        // Nothing stale: the scripts of earlier versions included.
-        fs::remove_dir_all(&carry).map_err(|e| e.to_string())?;
+    let bundle = root().join("bundle");
+    fs::create_dir_all(&bundle).map_err(|e| e.to_string())?;
+    // Nothing stale from an earlier bundle (scripts included); other files (such as other
+    // programs to compare with) stay.
+    for name in ["warpsearch", "costas"] {
+        let _ = fs::remove_file(bundle.join(name));
     }
-    fs::create_dir_all(&carry).map_err(|e| e.to_string())?;
-    fs::copy(&binary, carry.join("warpsearch")).map_err(|e| e.to_string())?;
+    fs::copy(&binary, bundle.join("warpsearch")).map_err(|e| e.to_string())?;
     let mut example = cargo();
     example
         .current_dir(root().join("examples/costas"))
@@ -408,18 +434,20 @@ fn carry() -> Result {
     status(&mut example, "building examples/costas (release)")?;
     fs::copy(
         root().join("examples/costas/target/release/costas"),
-        carry.join("costas"),
+        bundle.join("costas"),
     )
     .map_err(|e| e.to_string())?;
     for entry in fs::read_dir(root().join("scripts")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
-        if path.extension().is_some_and(|e| e == "sh") {
-            fs::copy(&path, carry.join(path.file_name().expect("a file")))
-                .map_err(|e| e.to_string())?;
+        if let (Some(name), true) = (
+            path.file_name(),
+            path.extension().is_some_and(|e| e == "sh"),
+        ) {
+            fs::copy(&path, bundle.join(name)).map_err(|e| e.to_string())?;
         }
     }
     eprintln!(
-        "xtask: carry/ is ready: pass \"carry\" in the device call's carry list and run e.g. `bash carry/device.sh nqueens` (suites: see scripts/device.sh)"
+        "xtask: bundle/ is ready: copy it to a GPU machine and run `bash bundle/bench-suite.sh SUITE` there (suites: `bash bundle/bench-suite.sh`)"
     );
     Ok(())
 }

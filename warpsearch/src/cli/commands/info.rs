@@ -9,6 +9,8 @@ pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
         .lines()
         .find_map(|line| line.trim().strip_prefix(".target "))
         .map(str::trim);
+    let native = warpsearch::gpu::native_archs();
+    let native_names: Vec<String> = native.iter().map(|arch| format!("sm_{arch}")).collect();
     let gpu = warpsearch::gpu::GpuDevice::open();
     let threads = rayon::current_num_threads();
     if args.json {
@@ -17,7 +19,9 @@ pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
             "gpu_kernels": kernels,
             "ptx_bytes": ptx.len(),
             "ptx_target": target,
+            "native_archs": native_names,
             "gpu": gpu.as_ref().ok().map(|d| d.describe()),
+            "gpu_kernels_loaded": gpu.as_ref().ok().map(|d| d.kernel_form.to_string()),
             "gpu_unavailable": gpu.as_ref().err().map(|e| e.to_string()),
             "cpu_threads": threads,
         });
@@ -30,11 +34,25 @@ pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
                 ptx.len(),
                 target.unwrap_or("?")
             );
+            if native.is_empty() {
+                out!(
+                    "  native code: none (built without ptxas): every GPU compiles the PTX on its machine's first run"
+                );
+            } else {
+                out!(
+                    "  native code: {} (other GPUs compile the PTX on their machine's first run)",
+                    native_names.join(", ")
+                );
+            }
         } else {
             out!("  GPU kernels: not built into this binary (CPU only)");
         }
         match &gpu {
-            Ok(device) => out!("  GPU: {}", device.describe()),
+            Ok(device) => out!(
+                "  GPU: {}; kernels loaded as {}",
+                device.describe(),
+                device.kernel_form
+            ),
             Err(why) => out!("  GPU: none usable: {why}"),
         }
         out!("  CPU: {threads} threads");

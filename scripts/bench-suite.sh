@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The benchmark harness of the GPU machine: one script, one suite per call.
+# The benchmark harness for a GPU machine: one script, one suite per call.
 #
-#   bash carry/device.sh SUITE            (after `cargo xtask carry` here; see docs/BENCHMARKS.md)
+#   cargo xtask bundle                    (here: release binaries + this script into bundle/)
+#   bash bundle/bench-suite.sh SUITE      (there, from the folder that holds bundle/; see docs/BENCHMARKS.md)
+#
+# The GPU machine needs only an NVIDIA driver: no Rust, no CUDA toolkit, no network.
 #
 # Suites:
 #   verify           selftest, random-dfs table, one random-dfs solution on the GPU
@@ -13,7 +16,7 @@
 #                    and a checkpointed one-GPU run
 #   scale            every count on all GPUs and on GPU 0 (NO3="13 14", NQ="20 21 22"),
 #                    SIGTERM-stopped checkpointed runs resumed, shards on separate GPUs merged
-#   ab               the same runs with several builds, interleaved: BINS="carry/warpsearch carry/other",
+#   ab               the same runs with several builds, interleaved: BINS="bundle/warpsearch bundle/other",
 #                    WHAT=no3line, NS="13 14", REPS=2 (LIMIT s each)
 #   tune             N-Queens with environment knobs, interleaved: KNOBS="WARPSEARCH_SPLIT=16 WARPSEARCH_SPLIT=64",
 #                    NS="20 21", REPS=2 (LIMIT s each); a knob "-" runs with none
@@ -21,16 +24,24 @@
 #                    waits for the host, which ncu's replay blocks), with the pipes' use
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
+#   firstrun         `info`, then nqueens 16 cold (CUDA_CACHE_DISABLE=1: nothing from the driver's
+#                    compute cache) and warm, REPS times, with the native kernels and with the PTX JIT
+#                    (WARPSEARCH_KERNELS=ptx)
+#   compare          warpsearch beside other programs on the same GPU: nqueens NQ="20 21", no3line
+#                    NO3="13 14", then `bash $OTHERS` (a script of yours that runs the other programs),
+#                    then warpsearch again
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
-# mismatch). The log goes to $OUT/device-SUITE.log.
+# mismatch). The log goes to $LOG_DIR/bench-SUITE.log (LOG_DIR: default the current folder).
 set -u
-B=${B:-carry/warpsearch}
+here=$(cd "$(dirname "$0")" && pwd)
+B=${B:-$here/warpsearch}
+LOG_DIR=${LOG_DIR:-.}
 suite=${1:-}
-[[ -z $suite ]] && { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ -z $suite ]] && { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 shift
-exec > >(tee "${OUT:-/tmp}/device-$suite.log") 2>&1
+exec > >(tee "$LOG_DIR/bench-$suite.log") 2>&1
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; date -u
 $B info | sed -n 2,3p
 
@@ -161,12 +172,29 @@ profile-no3line)
     # which instructions the time goes to).
     timeout 300 ncu --clock-control none --kernel-name warpsearch_no3line_propagate \
         --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
-        $B no3line ${PN:-12} --backend gpu --devices 0 > "${OUT:-/tmp}/no3line-sass.csv" 2> /dev/null
-    echo "SASS table: $(wc -l < "${OUT:-/tmp}/no3line-sass.csv") lines"
+        $B no3line ${PN:-12} --backend gpu --devices 0 > "$LOG_DIR/no3line-sass.csv" 2> /dev/null
+    echo "SASS table: $(wc -l < "$LOG_DIR/no3line-sass.csv") lines"
     ;;
 costas)
     for n in $(seq 1 29); do
-        run "costas $n" "${COSTAS_LIMIT:-120}" carry/costas "$n" --backend gpu || break
+        run "costas $n" "${COSTAS_LIMIT:-120}" "$here/costas" "$n" --backend gpu || break
+    done
+    ;;
+firstrun)
+    echo "== info"; $B info
+    for k in $(seq "${REPS:-3}"); do
+        run "nqueens 16 cold, native" 120 env CUDA_CACHE_DISABLE=1 $B nqueens 16 --backend gpu
+        run "nqueens 16 warm, native" 120 $B nqueens 16 --backend gpu
+        run "nqueens 16 cold, PTX JIT" 120 env CUDA_CACHE_DISABLE=1 WARPSEARCH_KERNELS=ptx $B nqueens 16 --backend gpu
+        run "nqueens 16 warm, PTX JIT" 120 env WARPSEARCH_KERNELS=ptx $B nqueens 16 --backend gpu
+    done
+    ;;
+compare)
+    $B nqueens 16 --backend gpu > /dev/null   # warm-up
+    for pass in 1 2; do
+        for n in ${NQ:-20 21}; do run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1; done
+        for n in ${NO3:-13 14}; do run "warpsearch no3line $n" 300 $B no3line "$n" --backend gpu || exit 1; done
+        [[ $pass == 1 && -n ${OTHERS:-} ]] && bash "$OTHERS"
     done
     ;;
 one)
