@@ -137,7 +137,7 @@ pub fn split_lowest(x: u32) -> (u32, u32) {
 
 /// CPU twin of the GPU `split_lowest`: the usual order, the bit first (`blsi` where the
 /// target has BMI1) and the rest by a subtraction; the x86 counter, short of registers, was
-/// a few per cent slower with the GPU's order in this session's runs (N = 16, one core).
+/// a few per cent slower with the GPU's order in the runs of 2026-11-24 (N = 16, one core).
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn split_lowest(x: u32) -> (u32, u32) {

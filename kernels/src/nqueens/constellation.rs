@@ -311,14 +311,14 @@ impl Constellation {
     ///
     /// - With `probes` = 0, a fixed rule: the upside-down image, so that the search ends beside
     ///   the canonical form's top queen, the one nearest a corner; 1.6 times fewer steps than
-    ///   the canonical form itself (n = 13..16, `docs/notes/nqueens-gpu.md`, session 12).
+    ///   the canonical form itself (n = 13..16, `docs/notes/nqueens-gpu.md`, commit 6c0c2c1).
     /// - Otherwise the rotation whose search Knuth's estimator, with `probes` random probes,
     ///   finds smallest ([`estimated_work`] on each of [`rotations`](Self::rotations), then
     ///   [`pick`](Self::pick)). The probes are seeded by the constellation, so the choice is
     ///   the same on every machine, and on the GPU (which can make the estimates for a whole
     ///   list at once). Measured over every canonical constellation at n = 14..16, 300 probes
     ///   take 1.069–1.072 times fewer steps than the fixed rule, against 1.072–1.076 for the
-    ///   best image (session 15).
+    ///   best image (`docs/notes/nqueens-gpu.md`, 2026-11-24, commit f1a832a).
     pub fn searched(&self, probes: u32) -> Constellation {
         if probes == 0 {
             return self.image(UPSIDE_DOWN);

@@ -8,7 +8,7 @@
 //! unbiased estimate of the number of nodes below the root: a node at depth `k` is reached
 //! with probability `1 / (d₁ ⋯ d_k)`. Averaged over a few hundred probes, the estimates of the
 //! four directions a constellation can be searched in rank them almost as well as the full
-//! searches do (measured at n = 12..16: `docs/notes/nqueens-gpu.md`, session 15), at a cost
+//! searches do (measured at n = 12..16: `docs/notes/nqueens-gpu.md`, 2026-11-24), at a cost
 //! independent of the tree's size.
 
 use super::constellation::Frontier;

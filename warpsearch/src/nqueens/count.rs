@@ -189,7 +189,7 @@ fn count_constellations(
 /// below it one GPU takes well under a second, less than making the chunked work list and
 /// starting a second GPU's share cost, and one launch over the whole list is as fast. From
 /// N=20 the fed launch hides the host's making of the jobs (one H100: N=20 1.11 → 1.02 s,
-/// N=21 8.22 → 7.87 s, `docs/notes/nqueens-gpu.md`, session 13).
+/// N=21 8.22 → 7.87 s, `docs/notes/nqueens-gpu.md`, 2026-11-24, commit 0e15375).
 const FED_MIN_N: u32 = 20;
 
 /// Counts of an N-Queens count that add up across chunks and shards: the weighted solutions of
@@ -516,8 +516,8 @@ const CONSTELLATION_STEPS_PER_POLL: u32 = 32;
 
 /// The same for the fed launch, whose jobs are large (N ≥ 20 on one GPU, shards and several
 /// GPUs): a lane that finishes a job waits longer for the next, but the warp meets, votes and
-/// reads the cancel word a quarter as often. Session 14, H100, N=21: 32 → 6.94 s, 64 → 6.88 s,
-/// 128 → 6.84 s, 256 and 512 the same.
+/// reads the cancel word a quarter as often. H100, 2026-11-24 (commit 3b8df03), N=21: 32 → 6.94 s,
+/// 64 → 6.88 s, 128 → 6.84 s, 256 and 512 the same.
 const FED_STEPS_PER_POLL: u32 = 128;
 
 /// Bytes of one stack level of a warp in the constellation kernel (`SharedLevels`).
@@ -813,7 +813,7 @@ fn run_units<E: UnitSearch>(
 /// BMI2, LZCNT) when this CPU has them. The default x86-64 target has none of them
 /// (`count_ones` is a 12-instruction sequence there), so the loop is also compiled with them
 /// and chosen at run time: N=16 on one thread, row search 1.91 → 1.85 s, constellation counter
-/// 3.6 → 2.4 s (`docs/notes/nqueens-gpu.md`, session 11). The search is inlined into the
+/// 3.6 → 2.4 s (`docs/notes/nqueens-gpu.md`, commit cbb62ed). The search is inlined into the
 /// feature-enabled function (`#[inline(always)]` all the way down: a closure was not inlined
 /// there, and kept only part of the gain).
 fn run_units_fast<E: UnitSearch>(
