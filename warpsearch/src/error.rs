@@ -70,6 +70,18 @@ pub enum GpuError {
         /// The driver's error.
         source: DriverError,
     },
+    /// The GPU is older than the kernels' oldest target (Ampere, sm_80).
+    #[error(
+        "{name} is sm_{major}{minor}; warpsearch's kernels need compute capability 8.0 or newer (Ampere, Ada, Hopper, Blackwell)"
+    )]
+    GpuTooOld {
+        /// The GPU's name.
+        name: String,
+        /// Compute capability, major.
+        major: i32,
+        /// Compute capability, minor.
+        minor: i32,
+    },
     /// The device ran out of memory.
     #[error("out of GPU memory while {what}")]
     OutOfMemory {

@@ -133,6 +133,13 @@ impl GpuDevice {
             .result()
             .map_err(|e| GpuError::driver("reading the driver version", e))?;
         let driver_cuda = format!("{}.{}", version / 1000, version % 1000 / 10);
+        if compute_capability.0 < 8 {
+            return Err(GpuError::GpuTooOld {
+                name,
+                major: compute_capability.0,
+                minor: compute_capability.1,
+            });
+        }
         let mut kernel_form = kernel_form(NATIVE, compute_capability);
         let native = NATIVE
             .iter()
@@ -737,6 +744,7 @@ mod tests {
             DeviceChoice::List(vec![3, 1]).first_only(),
             DeviceChoice::List(vec![3])
         );
-        assert_eq!(DeviceChoice::All.first_only(), DeviceChoice::List(vec![0]));
+        // Not named: the first GPU, without making it a named (GPU-only) choice.
+        assert_eq!(DeviceChoice::All.first_only(), DeviceChoice::First);
     }
 }

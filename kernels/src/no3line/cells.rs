@@ -396,7 +396,7 @@ pub const CELL_BRANCH_SCORE: u32 = 20;
 /// first: with no point, its pairs C(u, 2); with one point, 5, 9, 14, 20 for 1..4 unknowns and
 /// 8 per unknown up to 8 (6 per unknown beyond). A one-point row weighs more than its u
 /// children because each of them settles only one cell. The table is the published CUDA
-/// search's tuning, which our measurements (docs/BENCHMARKS.md, the technique table) kept.
+/// search's tuning, which our measurements (docs/notes/benchmark-history.md, the technique table) kept.
 #[inline(always)]
 pub fn row_score(points: u32, unknown: u32) -> u32 {
     match points {
