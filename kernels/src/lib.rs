@@ -23,6 +23,7 @@ extern crate std;
 
 pub mod atomic;
 pub mod bits;
+pub mod dfs;
 pub mod handoff;
 pub mod no3line;
 pub mod nqueens;

@@ -85,13 +85,55 @@ pub use crate::shard::{ChunkSource, Partial, Partition, Workers, run_chunks};
 
 /// A search's GPU kernel: the PTX module it is in (usually embedded with
 /// `include_str!(concat!(env!("OUT_DIR"), "/….ptx"))` from a build script that uses
-/// `warpsearch-builder`) and its name. An empty `ptx` means the build has no kernel.
+/// `warpsearch-builder`), the same module as native code for the common GPUs (the builder's
+/// `….ptx.native.rs`, empty when it had no `ptxas`), and the entry point's name. An empty
+/// `ptx` means the build has no kernel.
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     /// The PTX text.
     pub ptx: &'static str,
+    /// Cubins by architecture (e.g. `(90, …)` for sm_90): a GPU with one loads it at once
+    /// instead of compiling the PTX.
+    pub native: &'static [(u32, &'static [u8])],
     /// The entry point's name.
     pub name: &'static str,
+}
+
+/// How the engine launches a search's kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Threads a block (a multiple of 32).
+    pub block: u32,
+    /// Bytes of dynamic shared memory each thread of a block gets (a kernel on the
+    /// depth-first skeleton needs `4 × kernels::dfs::slab_words(&tree)`).
+    pub shared_bytes_per_thread: u32,
+}
+
+impl Default for Launch {
+    /// 128 threads a block, no shared memory.
+    fn default() -> Self {
+        Launch {
+            block: 128,
+            shared_bytes_per_thread: 0,
+        }
+    }
+}
+
+impl Launch {
+    /// The launch of a kernel on the depth-first skeleton (`kernels::dfs::walk_units`):
+    /// `slab_words` words of shared memory a thread, in blocks of 128 threads (64 or 32
+    /// when a block's shared memory would pass the GPU's 227 KB).
+    pub fn skeleton(slab_words: u32) -> Launch {
+        let per_thread = 4 * slab_words;
+        let block = [128, 64, 32]
+            .into_iter()
+            .find(|&block| block * per_thread <= 227 * 1024)
+            .unwrap_or(32);
+        Launch {
+            block,
+            shared_bytes_per_thread: per_thread,
+        }
+    }
 }
 
 /// A search described once; see the module's documentation for the kernel's conventions.
@@ -118,6 +160,11 @@ pub trait Search: Sync {
     fn partial(&self, results: &[u64]) -> Self::Partial;
     /// The GPU kernel, when this build has one.
     fn kernel(&self) -> Option<Kernel>;
+    /// How the kernel is launched ([`Launch::default`]: 128 threads a block, no shared
+    /// memory).
+    fn launch(&self) -> Launch {
+        Launch::default()
+    }
 }
 
 /// Chunks a search's work list is grouped into (fewer when there are fewer units).
@@ -183,8 +230,15 @@ pub fn run<S: Search>(
                         .flat_map(|r| units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter())
                         .copied()
                         .collect();
-                    run_gpu::<S>(device, kernel, &search.params(), &words, control)
-                        .map_err(|e| crate::shard::on_device(gpus, device, e))?
+                    run_gpu::<S>(
+                        device,
+                        kernel,
+                        search.launch(),
+                        &search.params(),
+                        &words,
+                        control,
+                    )
+                    .map_err(|e| crate::shard::on_device(gpus, device, e))?
                 }
                 (Backend::Cpu(pool), _) => run_cpu(search, pool, &list, &ranges, control)?,
                 (Backend::Gpu(_), None) => {
@@ -228,14 +282,12 @@ fn run_cpu<S: Search>(
     Ok(results)
 }
 
-/// Threads per block of an engine launch.
-const BLOCK: u32 = 128;
-
 /// The units `words` in one launch of `kernel` on `device` (the calling convention of the
 /// module's documentation), with Ctrl-C; their results in order.
 fn run_gpu<S: Search>(
     device: &GpuDevice,
     kernel: Kernel,
+    shape: Launch,
     params: &[u64],
     words: &[u64],
     control: &RunControl,
@@ -243,13 +295,16 @@ fn run_gpu<S: Search>(
     let count = words.len() / S::UNIT_WORDS;
     let count32 = u32::try_from(count)
         .map_err(|_| GpuError::Unsupported(format!("{count} units in one launch")))?;
-    let function = device.load_kernel(kernel.ptx, kernel.name)?;
+    let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
     let stream = device.stream();
-    let blocks = function
-        .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
-        .map_err(|e| GpuError::driver("computing occupancy", e))?
-        .max(1)
-        * device.multiprocessors;
+    if shape.block == 0 || !shape.block.is_multiple_of(32) {
+        return Err(Error::InvalidArgument(format!(
+            "a block of {} threads: the engine launches whole warps",
+            shape.block
+        )));
+    }
+    let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
+    let blocks = device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
     // A kernel with no parameters still gets a valid pointer.
     let params = if params.is_empty() {
         &[0u64][..]
@@ -277,9 +332,9 @@ fn run_gpu<S: Search>(
     // SAFETY: the engine's calling convention (module documentation), which `Search`
     // implementors promise their kernel follows: the parameters, `count` units of
     // `UNIT_WORDS` words, a zeroed queue counter and stop word, `count × RESULT_WORDS` result
-    // words; no shared memory; whole-warp blocks.
+    // words; the shared memory `Search::launch` asks for; whole-warp blocks (checked above).
     step(&format!("launching {}", kernel.name), unsafe {
-        launch.launch(launch_config(blocks, BLOCK, 0))
+        launch.launch(launch_config(blocks, shape.block, shared))
     })?;
     let progress = control.progress_bar(count as u64, kernel.name);
     let watched = device.watch(&control_words, count as u64, &progress, control);

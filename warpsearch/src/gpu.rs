@@ -245,11 +245,33 @@ impl GpuDevice {
     /// Loads kernel `name` from another PTX module than this crate's (a downstream crate's
     /// kernels, built by `warpsearch-builder`): for [`crate::engine`].
     pub fn load_kernel(&self, ptx: &str, name: &str) -> Result<CudaFunction, GpuError> {
+        self.load_kernel_from(ptx, &[], name)
+    }
+
+    /// [`load_kernel`](Self::load_kernel) from a module built with native code beside its PTX
+    /// (`native`: the `<file>.native.rs` table `warpsearch-builder` writes): this GPU's cubin
+    /// when there is one for it (see [`kernel_form`]), else the PTX.
+    pub fn load_kernel_from(
+        &self,
+        ptx: &str,
+        native: &[(u32, &[u8])],
+        name: &str,
+    ) -> Result<CudaFunction, GpuError> {
         self.bind()?;
-        let module = self
-            .ctx
-            .load_module(Ptx::from_src(ptx))
-            .map_err(|e| GpuError::driver("loading a kernel module", e))?;
+        let form = kernel_form(native, self.compute_capability);
+        let cubin = native
+            .iter()
+            .find(|&&(arch, _)| KernelForm::Native(arch) == form)
+            .map(|&(_, cubin)| cubin);
+        let module = match cubin
+            .and_then(|cubin| self.ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok())
+        {
+            Some(module) => module,
+            None => self
+                .ctx
+                .load_module(Ptx::from_src(ptx))
+                .map_err(|e| GpuError::driver("loading a kernel module", e))?,
+        };
         module
             .load_function(name)
             .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))

@@ -11,12 +11,15 @@
 //! ```
 
 use costas_kernels::{MAX_N, MAX_PREFIX, count_unit, prefixes};
-use warpsearch::engine::{self, Kernel, Partial, Search};
+use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
 use warpsearch::shard::Shard;
 use warpsearch::{Backend, Error, Result, RunControl};
 
 /// The kernel crate's PTX, built by build.rs (empty when the nightly was missing).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/costas.ptx"));
+
+/// The same kernels as native code for the common GPUs (empty when the build had no `ptxas`).
+pub const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/costas.ptx.native.rs"));
 
 /// Costas arrays of order n = 1..=29, counting rotations and reflections as distinct (OEIS
 /// A008404).
@@ -51,18 +54,25 @@ impl Partial for Arrays {
 
 /// Units the work list aims for: several times a big GPU's resident threads (≈ 270 k on an
 /// H100), so that every thread has work and the last units are short.
-const TARGET_UNITS: usize = 1 << 20;
+const TARGET_UNITS: usize = 1 << 18;
 
 impl Costas {
     /// The prefix depth of the work list: the shallowest with at least [`TARGET_UNITS`]
     /// units (or the deepest allowed).
     fn depth(&self) -> u32 {
-        let deepest = self.n.min(MAX_PREFIX);
+        // A unit is at most n − 1 rows: the skeleton searches at least one row of it.
+        let deepest = self.n.saturating_sub(1).min(MAX_PREFIX);
+        // For tuning runs: COSTAS_UNITS_LOG2=k aims at 2^k units.
+        let target = std::env::var("COSTAS_UNITS_LOG2")
+            .ok()
+            .and_then(|k| k.parse::<u32>().ok())
+            .filter(|&k| k < 40)
+            .map_or(TARGET_UNITS, |k| 1 << k);
         (1..=deepest)
             .find(|&depth| {
                 let mut units = 0;
                 prefixes(self.n, depth, &mut |_| units += 1);
-                units >= TARGET_UNITS
+                units >= target
             })
             .unwrap_or(deepest)
     }
@@ -102,8 +112,13 @@ impl Search for Costas {
     fn kernel(&self) -> Option<Kernel> {
         Some(Kernel {
             ptx: PTX,
+            native: NATIVE,
             name: "costas_count",
         })
+    }
+
+    fn launch(&self) -> Launch {
+        Launch::skeleton(costas_kernels::slab_words(self.n))
     }
 }
 

@@ -9,6 +9,9 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 
+use kernels::dfs::{DepthFirst, Node, walk_unit};
+use kernels::slab::Slab;
+
 /// Largest order searched: columns fit 6 bits in a unit, and the differences of a distance
 /// (−(n−1) ..= n−1) fit one 64-bit mask.
 pub const MAX_N: u32 = 31;
@@ -56,6 +59,18 @@ impl Board {
             let above = self.columns[(self.rows - d) as usize];
             self.differences[d as usize] >> (shift - above) & 1 == 0
         })
+    }
+
+    /// The columns of the next row that keep every displacement distinct (bit c: column c),
+    /// one shift a row distance: the same rule as [`Board::fits`], for a whole row at once.
+    #[inline(always)]
+    pub fn candidates(&self) -> u32 {
+        let mut forbidden = self.used;
+        for d in 1..=self.rows {
+            let anchor = self.columns[(self.rows - d) as usize];
+            forbidden |= (self.differences[d as usize] >> (self.n - 1 - anchor)) as u32;
+        }
+        (u32::MAX >> (32 - self.n)) & !forbidden
     }
 
     /// Places a dot in column `column` of the next row (which [`Board::fits`] allowed).
@@ -147,29 +162,211 @@ pub fn prefixes(n: u32, depth: u32, found: &mut impl FnMut(u64)) {
             found(encode(&board.columns[..depth as usize]));
             return;
         }
-        for column in 0..board.n {
-            if board.fits(column) {
-                board.place(column);
-                extend(board, depth, found);
-                board.remove();
-            }
+        let mut candidates = board.candidates();
+        while candidates != 0 {
+            let column = candidates.trailing_zeros();
+            candidates &= candidates - 1;
+            board.place(column);
+            extend(board, depth, found);
+            board.remove();
         }
     }
     extend(&mut Board::new(n), depth, found);
 }
 
-/// The Costas arrays of order `n` that start with the unit `word`: what one GPU thread (or
-/// one CPU task) computes.
-pub fn count_unit(n: u32, word: u64) -> u64 {
-    decode(n, word).count_completions()
+/// The Costas search as a [`DepthFirst`] tree, walked by warpsearch's skeleton on the GPU and
+/// by its CPU twin: a node is a board of its first rows, a choice is the next row's column,
+/// and the candidates are the columns that keep every displacement distinct — computed for a
+/// whole row at once from the difference masks, one shift a row distance.
+///
+/// Slab words (u32): 0 the rows placed, 1 the columns used, `2..2 + n` the columns, then for
+/// each row distance d the differences seen, as a mask (bit `x + n − 1` for the difference x):
+/// one word at `2 + n + d` while the 2n − 1 differences fit 32 bits (n ≤ 16, `WIDE` false),
+/// else two words at `2 + n + 2d`. The narrow form halves the slab traffic of a step.
+#[derive(Clone, Copy)]
+pub struct CostasTree<const WIDE: bool> {
+    /// The order.
+    pub n: u32,
 }
 
-/// The engine's kernel: each thread takes units from the work queue (one atomic per warp:
-/// `WorkQueue::claim` ballots the lanes that want one) and writes each unit's count.
+/// Largest order whose difference masks fit one word.
+pub const NARROW_MAX_N: u32 = 16;
+
+impl<const WIDE: bool> CostasTree<WIDE> {
+    const ROWS: u32 = 0;
+    const USED: u32 = 1;
+    const COLUMNS: u32 = 2;
+
+    #[inline(always)]
+    fn column<S: Slab>(&self, state: &S, row: u32) -> u32 {
+        state.get(Self::COLUMNS + row)
+    }
+
+    #[inline(always)]
+    fn differences<S: Slab>(&self, state: &S, distance: u32) -> u64 {
+        if WIDE {
+            let at = Self::COLUMNS + self.n + 2 * distance;
+            state.get(at) as u64 | (state.get(at + 1) as u64) << 32
+        } else {
+            state.get(Self::COLUMNS + self.n + distance) as u64
+        }
+    }
+
+    #[inline(always)]
+    fn set_differences<S: Slab>(&self, state: &mut S, distance: u32, mask: u64) {
+        if WIDE {
+            let at = Self::COLUMNS + self.n + 2 * distance;
+            state.set(at, mask as u32);
+            state.set(at + 1, (mask >> 32) as u32);
+        } else {
+            state.set(Self::COLUMNS + self.n + distance, mask as u32);
+        }
+    }
+
+    /// Places a dot in `column` of the next row (a unit's prefix, which is known to fit).
+    #[inline(always)]
+    fn place<S: Slab>(&self, state: &mut S, column: u32) {
+        let rows = state.get(Self::ROWS);
+        let shift = column + self.n - 1;
+        for distance in 1..=rows {
+            let above = self.column(state, rows - distance);
+            let differences = self.differences(state, distance) | 1 << (shift - above);
+            self.set_differences(state, distance, differences);
+        }
+        state.set(Self::COLUMNS + rows, column);
+        state.set(Self::USED, state.get(Self::USED) | 1 << column);
+        state.set(Self::ROWS, rows + 1);
+    }
+
+    /// All n columns.
+    #[inline(always)]
+    fn all_columns(&self) -> u32 {
+        u32::MAX >> (32 - self.n)
+    }
+
+    /// The columns of row `rows` that keep every displacement distinct, given the board's
+    /// first `rows` rows.
+    #[inline(always)]
+    fn candidates<S: Slab>(&self, state: &S, rows: u32) -> u32 {
+        let mut forbidden = state.get(Self::USED);
+        for distance in 1..=rows {
+            let anchor = self.column(state, rows - distance);
+            // Bit c of the shifted mask: the difference c − anchor was seen at this distance.
+            forbidden |= (self.differences(state, distance) >> (self.n - 1 - anchor)) as u32;
+        }
+        self.all_columns() & !forbidden
+    }
+}
+
+impl<const WIDE: bool> DepthFirst for CostasTree<WIDE> {
+    type Set = u32;
+
+    fn state_words(&self) -> u32 {
+        Self::COLUMNS + if WIDE { 3 * self.n } else { 2 * self.n }
+    }
+
+    fn max_depth(&self) -> u32 {
+        self.n
+    }
+
+    #[inline(always)]
+    fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
+        let word = unit[0];
+        let rows = (word & 31) as u32;
+        state.set(Self::ROWS, 0);
+        state.set(Self::USED, 0);
+        for distance in 0..self.n {
+            self.set_differences(state, distance, 0);
+        }
+        // A whole array as the unit is searched as its first n − 1 rows with the last row's
+        // column as the only candidate.
+        let placed = rows.min(self.n - 1);
+        for row in 0..placed {
+            self.place(state, (word >> (5 + 6 * row) & 63) as u32);
+        }
+        if rows == self.n {
+            return 1 << (word >> (5 + 6 * placed) & 63);
+        }
+        self.candidates(state, rows)
+    }
+
+    #[inline(always)]
+    fn descend<S: Slab>(&self, state: &mut S, _depth: u32, column: u32) -> Node<u32> {
+        let rows = state.get(Self::ROWS);
+        if rows + 1 == self.n {
+            return Node::Leaves(1);
+        }
+        let shift = column + self.n - 1;
+        let last = rows + 2 == self.n;
+        // The child's difference masks, and from them the columns its next row may take:
+        // distance d's anchor is the child's row rows + 1 − d (the new column for d = 1).
+        let mut forbidden = state.get(Self::USED) | 1 << column;
+        let mut anchor = column;
+        for distance in 1..=rows {
+            let above = self.column(state, rows - distance);
+            let differences = self.differences(state, distance) | 1 << (shift - above);
+            if !last {
+                self.set_differences(state, distance, differences);
+            }
+            forbidden |= (differences >> (self.n - 1 - anchor)) as u32;
+            anchor = above;
+        }
+        let children = self.all_columns() & !forbidden;
+        if last {
+            // The child's next row is the last one: each candidate completes an array.
+            return Node::Leaves(children.count_ones());
+        }
+        state.set(Self::COLUMNS + rows, column);
+        state.set(Self::USED, state.get(Self::USED) | 1 << column);
+        state.set(Self::ROWS, rows + 1);
+        Node::Inner(children)
+    }
+
+    #[inline(always)]
+    fn undo<S: Slab>(&self, state: &mut S, _depth: u32, column: u32) {
+        let rows = state.get(Self::ROWS) - 1;
+        let shift = column + self.n - 1;
+        for distance in 1..=rows {
+            let above = self.column(state, rows - distance);
+            let differences = self.differences(state, distance) & !(1 << (shift - above));
+            self.set_differences(state, distance, differences);
+        }
+        state.set(Self::USED, state.get(Self::USED) & !(1 << column));
+        state.set(Self::ROWS, rows);
+    }
+}
+
+/// The Costas arrays of order `n` that start with the unit `word`: what one GPU lane (or one
+/// CPU task) computes, here with the CPU twin of warpsearch's skeleton.
+pub fn count_unit(n: u32, word: u64) -> u64 {
+    let mut slab = [0u32; SLAB_WORDS];
+    if n <= NARROW_MAX_N {
+        walk_unit(&CostasTree::<false> { n }, &[word], &mut slab)
+    } else {
+        walk_unit(&CostasTree::<true> { n }, &[word], &mut slab)
+    }
+}
+
+/// Slab words a walk of order `n` needs (the GPU launch gives each thread `4 ×` bytes).
+pub fn slab_words(n: u32) -> u32 {
+    if n <= NARROW_MAX_N {
+        kernels::dfs::slab_words(&CostasTree::<false> { n })
+    } else {
+        kernels::dfs::slab_words(&CostasTree::<true> { n })
+    }
+}
+
+/// Slab words of the largest order: state `2 + 3·31`, stack `2·32`, rounded up to a power of
+/// two (the CPU slab indexes modulo its length).
+pub const SLAB_WORDS: usize = 256;
+
+/// The engine's kernel: warpsearch's depth-first skeleton over [`CostasTree`], every lane
+/// its own board, refilled from the work queue while its neighbours are busy.
 ///
 /// # Safety
 /// The engine's calling convention: `params[0]` is n; `units` holds `count` words; `next`
-/// and `cancel` are zeroed device words; `results` holds `count` words; whole-warp blocks.
+/// and `cancel` are zeroed device words; `results` holds `count` words; whole-warp blocks,
+/// each thread with `4 · slab_words` bytes of dynamic shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn costas_count(
@@ -180,29 +377,16 @@ pub unsafe extern "ptx-kernel" fn costas_count(
     cancel: *const core::sync::atomic::AtomicU32,
     results: *mut u64,
 ) {
-    use core::sync::atomic::Ordering;
-    use kernels::atomic::WorkQueue;
-    use kernels::warp::Lanes;
     // SAFETY: the calling convention above.
-    let (n, queue, cancel) = unsafe { (*params as u32, WorkQueue::new(&*next), &*cancel) };
-    let mut done = false;
-    // Every lane comes back to the claim together (the ballot needs the whole warp), so a
-    // lane that finishes its unit early waits for its neighbours' units: simple, and fine when
-    // units are alike. warpsearch's N-Queens kernel shows the refill-while-busy form.
-    loop {
-        let claimed = queue.claim(Lanes::this_lane(!done)).mine();
-        if !done {
-            if claimed < count && cancel.load(Ordering::Relaxed) == 0 {
-                // SAFETY: `claimed < count`, the length of `units` and `results`.
-                unsafe {
-                    *results.add(claimed as usize) = count_unit(n, *units.add(claimed as usize))
-                };
-            } else {
-                done = true;
-            }
-        }
-        if Lanes::this_lane(done).all() {
-            break;
+    unsafe {
+        let n = *params as u32;
+        // The order is the same in every lane: a uniform branch between two instantiations.
+        if n <= NARROW_MAX_N {
+            let tree = CostasTree::<false> { n };
+            kernels::dfs::walk_units(&tree, units, 1, count, &*next, &*cancel, results);
+        } else {
+            let tree = CostasTree::<true> { n };
+            kernels::dfs::walk_units(&tree, units, 1, count, &*next, &*cancel, results);
         }
     }
 }
@@ -210,6 +394,20 @@ pub unsafe extern "ptx-kernel" fn costas_count(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_of_candidates_is_the_columns_that_fit() {
+        let mut count = 0;
+        for n in 2..=9 {
+            prefixes(n, n.min(4), &mut |word| {
+                let board = decode(n, word);
+                let fits = (0..n).filter(|&c| board.fits(c)).fold(0, |m, c| m | 1 << c);
+                assert_eq!(board.candidates(), fits, "n = {n}");
+                count += 1;
+            });
+        }
+        assert!(count > 1000);
+    }
 
     #[test]
     fn units_round_trip_and_small_orders_are_counted() {

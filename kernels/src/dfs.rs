@@ -1,0 +1,308 @@
+//! A depth-first search written once as a [`DepthFirst`] tree, walked by the GPU skeleton
+//! ([`walk_units`]: every lane its own search, lanes refilled from the work queue while their
+//! neighbours are still busy) and by its CPU twin ([`walk_unit`]: the same steps, one unit on
+//! one thread).
+//!
+//! The user writes the search's *tree*: how a unit becomes a partial solution, the candidate
+//! choices at a node (a bit set), how a choice changes the partial solution and how it is
+//! undone, and how many solutions a node that needs no further search stands for. The
+//! partial solution lives in a [`Slab`] of `u32` words — on the GPU a column of the block's
+//! shared memory, conflict-free across the warp whatever depth each lane is at; on the CPU an
+//! array. The skeleton keeps the stack of untried candidates in the same slab, after the
+//! tree's own words.
+//!
+//! One step of the walk is one visited node: take the lowest untried candidate of the top
+//! level and [`descend`](DepthFirst::descend), or pop an exhausted level and
+//! [`undo`](DepthFirst::undo) the choice that made it. On the GPU the 32 lanes take their
+//! steps together; a lane whose unit is done claims the next one (one warp-aggregated atomic
+//! for every lane that needs a unit) while the others go on, so units of very different
+//! sizes keep the warp busy. What a step costs beyond the tree's own code: one shared-memory
+//! load and store of the level's set, a vote that asks whether any lane needs a unit, and the
+//! branch on the outcome.
+//!
+//! ```
+//! use kernels::dfs::{DepthFirst, Node, walk_unit};
+//! use kernels::slab::Slab;
+//!
+//! /// Subsets of {0..n} with sum exactly `target`, the unit being how many of the small
+//! /// numbers are forced out (here: none).
+//! struct Sums { n: u32, target: u32 }
+//!
+//! impl DepthFirst for Sums {
+//!     type Set = u32;
+//!     // word 0: the running sum; word 1: the next number to decide.
+//!     fn state_words(&self) -> u32 { 2 }
+//!     fn max_depth(&self) -> u32 { self.n + 1 }
+//!     fn start<S: Slab>(&self, _unit: &[u64], state: &mut S) -> u32 {
+//!         state.set(0, 0);
+//!         state.set(1, 0);
+//!         0b11 // take the number 0, or leave it out
+//!     }
+//!     fn descend<S: Slab>(&self, state: &mut S, _depth: u32, choice: u32) -> Node<u32> {
+//!         let (sum, number) = (state.get(0), state.get(1));
+//!         let sum = sum + choice * number; // choice 1: take it
+//!         if number == self.n {
+//!             return Node::Leaves((sum == self.target) as u32); // state untouched
+//!         }
+//!         state.set(0, sum);
+//!         state.set(1, number + 1);
+//!         Node::Inner(0b11)
+//!     }
+//!     fn undo<S: Slab>(&self, state: &mut S, _depth: u32, choice: u32) {
+//!         let number = state.get(1) - 1;
+//!         state.set(1, number);
+//!         state.set(0, state.get(0) - choice * number);
+//!     }
+//! }
+//!
+//! // {1, 4}, {2, 3}, {0, 1, 4}, {0, 2, 3} of {0..4} sum to 5.
+//! let mut slab = [0u32; 32];
+//! assert_eq!(walk_unit(&Sums { n: 4, target: 5 }, &[0], &mut slab), 4);
+//! ```
+
+use crate::slab::Slab;
+
+/// A set of candidate choices at one level, as the bits of a word: choice `i` is bit `i`.
+pub trait Candidates: Copy {
+    /// Slab words one set takes on the skeleton's stack.
+    const WORDS: u32;
+    /// No choice left.
+    fn is_empty(self) -> bool;
+    /// The lowest choice (the set is not empty).
+    fn lowest(self) -> u32;
+    /// The set without its lowest choice.
+    fn without_lowest(self) -> Self;
+    /// The set in slab words `at..at + WORDS`.
+    fn store<S: Slab>(self, slab: &mut S, at: u32);
+    /// The set stored at `at`.
+    fn load<S: Slab>(slab: &S, at: u32) -> Self;
+}
+
+/// Up to 32 choices. GPU: `lowest` is `brev` + `bfind` (or `FLO`), `without_lowest` one `LOP3`
+/// with the `IADD` of `set − 1`.
+impl Candidates for u32 {
+    const WORDS: u32 = 1;
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+    #[inline(always)]
+    fn lowest(self) -> u32 {
+        self.trailing_zeros()
+    }
+    #[inline(always)]
+    fn without_lowest(self) -> Self {
+        self & self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn store<S: Slab>(self, slab: &mut S, at: u32) {
+        slab.set(at, self);
+    }
+    #[inline(always)]
+    fn load<S: Slab>(slab: &S, at: u32) -> Self {
+        slab.get(at)
+    }
+}
+
+/// Up to 64 choices, in two slab words (low word first).
+impl Candidates for u64 {
+    const WORDS: u32 = 2;
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+    #[inline(always)]
+    fn lowest(self) -> u32 {
+        self.trailing_zeros()
+    }
+    #[inline(always)]
+    fn without_lowest(self) -> Self {
+        self & self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn store<S: Slab>(self, slab: &mut S, at: u32) {
+        slab.set(at, self as u32);
+        slab.set(at + 1, (self >> 32) as u32);
+    }
+    #[inline(always)]
+    fn load<S: Slab>(slab: &S, at: u32) -> Self {
+        slab.get(at) as u64 | (slab.get(at + 1) as u64) << 32
+    }
+}
+
+/// What [`DepthFirst::descend`] found at the new node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node<Set> {
+    /// A node to search further, with its candidate choices (an empty set is a dead end; the
+    /// skeleton pops it at its next step). The tree's state now describes this node, and
+    /// [`DepthFirst::undo`] will be called for it.
+    Inner(Set),
+    /// A node whose search is settled without descending: it stands for this many solutions
+    /// (0 for a dead end, 1 for a solution, more when the tree counts a last level at once).
+    /// The tree's state must be as it was before `descend` (no `undo` follows).
+    Leaves(u32),
+}
+
+/// A search tree, written once for the GPU skeleton and the CPU twin. A *unit* of work is a
+/// node of the tree (usually a prefix of choices made by the host) given as `u64` words; the
+/// tree's partial solution lives in slab words `0..state_words()`.
+pub trait DepthFirst {
+    /// The candidate choices at one node.
+    type Set: Candidates;
+    /// Slab words the partial solution takes (the skeleton's stack follows them).
+    fn state_words(&self) -> u32;
+    /// Levels a unit's search descends at most (the stack holds one set a level).
+    fn max_depth(&self) -> u32;
+    /// Writes the partial solution of `unit` into `state`; returns the choices at its root.
+    fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> Self::Set;
+    /// Makes choice `choice` at `depth` (0: the unit's root) in `state`.
+    fn descend<S: Slab>(&self, state: &mut S, depth: u32, choice: u32) -> Node<Self::Set>;
+    /// Takes back the choice `choice` that [`descend`](Self::descend) made at `depth`
+    /// (called only when it answered [`Node::Inner`]).
+    fn undo<S: Slab>(&self, state: &mut S, depth: u32, choice: u32);
+}
+
+/// The stack of one walk: for each level, the choices not yet tried and the one taken last.
+/// Level `d`'s set sits at slab word `base + d · (WORDS + 1)`, its choice right after it.
+struct Walk {
+    /// Slab word of level 0.
+    base: u32,
+    /// The current level; `None` when no unit is being searched.
+    depth: Option<u32>,
+    /// Solutions found in the current unit.
+    found: u64,
+}
+
+impl Walk {
+    #[inline(always)]
+    fn level<T: DepthFirst>(&self, depth: u32) -> u32 {
+        self.base + depth * (T::Set::WORDS + 1)
+    }
+
+    /// Starts unit `unit`.
+    #[inline(always)]
+    fn start<T: DepthFirst, S: Slab>(&mut self, tree: &T, unit: &[u64], slab: &mut S) {
+        let root = tree.start(unit, slab);
+        root.store(slab, self.level::<T>(0));
+        self.depth = Some(0);
+        self.found = 0;
+    }
+
+    /// One step: descends by the top level's lowest untried choice, or pops the level. Returns
+    /// the unit's count when this step finished it.
+    #[inline(always)]
+    fn step<T: DepthFirst, S: Slab>(&mut self, tree: &T, slab: &mut S) -> Option<u64> {
+        let depth = self.depth?;
+        let at = self.level::<T>(depth);
+        let set = T::Set::load(slab, at);
+        if set.is_empty() {
+            if depth == 0 {
+                self.depth = None;
+                return Some(self.found);
+            }
+            let parent = depth - 1;
+            let choice = slab.get(self.level::<T>(parent) + T::Set::WORDS);
+            tree.undo(slab, parent, choice);
+            self.depth = Some(parent);
+            return None;
+        }
+        let choice = set.lowest();
+        set.without_lowest().store(slab, at);
+        match tree.descend(slab, depth, choice) {
+            Node::Leaves(count) => self.found += count as u64,
+            Node::Inner(children) => {
+                slab.set(at + T::Set::WORDS, choice);
+                children.store(slab, self.level::<T>(depth + 1));
+                self.depth = Some(depth + 1);
+            }
+        }
+        None
+    }
+}
+
+/// Slab words a walk of `tree` needs: its state and the stack (one set and one choice a
+/// level). Give each GPU thread this many words of shared memory (`4 ×` bytes).
+#[inline(always)]
+pub fn slab_words<T: DepthFirst>(tree: &T) -> u32 {
+    tree.state_words() + (tree.max_depth() + 1) * (T::Set::WORDS + 1)
+}
+
+/// CPU twin: the solutions under `unit`, searched on this thread with the skeleton's steps.
+/// `slab` must hold [`slab_words`] words.
+pub fn walk_unit<T: DepthFirst, S: Slab>(tree: &T, unit: &[u64], slab: &mut S) -> u64 {
+    let mut walk = Walk {
+        base: tree.state_words(),
+        depth: None,
+        found: 0,
+    };
+    walk.start(tree, unit, slab);
+    loop {
+        if let Some(found) = walk.step(tree, slab) {
+            return found;
+        }
+    }
+}
+
+/// The GPU skeleton: every lane of every warp walks units of `tree` from the engine's work
+/// queue until the queue or `cancel` says stop, and writes each unit's count to
+/// `results[unit]`. A lane that finishes a unit claims the next at its next step (one
+/// warp-aggregated atomic for all lanes that need one), while its neighbours go on.
+///
+/// # Safety
+/// The engine's calling convention: `units` holds `count × unit_words` words and `results`
+/// `count` words; `next` and `cancel` are zeroed device words; the launch gives each thread
+/// [`slab_words`] words (`4 ×` bytes) of dynamic shared memory that nothing else uses; blocks
+/// are whole warps.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn walk_units<T: DepthFirst>(
+    tree: &T,
+    units: *const u64,
+    unit_words: u32,
+    count: u32,
+    next: &core::sync::atomic::AtomicU32,
+    cancel: &core::sync::atomic::AtomicU32,
+    results: *mut u64,
+) {
+    use crate::atomic::WorkQueue;
+    use crate::warp::Lanes;
+    use core::sync::atomic::Ordering;
+    // SAFETY: the launch provides the shared memory (contract above).
+    let mut slab = unsafe { crate::slab::SharedSlab::for_this_thread() };
+    let queue = WorkQueue::new(next);
+    let mut walk = Walk {
+        base: tree.state_words(),
+        depth: None,
+        found: 0,
+    };
+    let mut unit = 0u32;
+    let mut finished = false;
+    loop {
+        let idle = walk.depth.is_none() && !finished;
+        if Lanes::this_lane(idle).any() {
+            let claimed = queue.claim(Lanes::this_lane(idle)).mine();
+            if idle {
+                if claimed < count && cancel.load(Ordering::Relaxed) == 0 {
+                    unit = claimed;
+                    // SAFETY: `claimed < count`: the unit's words are inside `units`.
+                    let words = unsafe {
+                        core::slice::from_raw_parts(
+                            units.add((claimed * unit_words) as usize),
+                            unit_words as usize,
+                        )
+                    };
+                    walk.start(tree, words, &mut slab);
+                } else {
+                    finished = true;
+                }
+            }
+        }
+        if Lanes::this_lane(finished).all() {
+            return;
+        }
+        if let Some(found) = walk.step(tree, &mut slab) {
+            // SAFETY: `unit < count`, the length of `results`.
+            unsafe { *results.add(unit as usize) = found };
+        }
+    }
+}
