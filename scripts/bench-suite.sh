@@ -30,6 +30,9 @@
 #   compare          warpsearch beside other programs on the same GPU: nqueens NQ="20 21", no3line
 #                    NO3="13 14", then `bash $OTHERS` (a script of yours that runs the other programs),
 #                    then warpsearch again
+#   skeleton         the examples on the depth-first skeleton: nqueens-simple beside the built-in
+#                    count (NQ="18 19 20", REPS=2; compare nodes a second), Costas on the GPU
+#                    (COSTAS="15 16 17 18") and on every CPU core (COSTAS_CPU="14 15")
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -195,6 +198,23 @@ compare)
         for n in ${NQ:-20 21}; do run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1; done
         for n in ${NO3:-13 14}; do run "warpsearch no3line $n" 300 $B no3line "$n" --backend gpu || exit 1; done
         [[ $pass == 1 && -n ${OTHERS:-} ]] && bash "$OTHERS"
+    done
+    ;;
+skeleton)
+    "$here/nqueens-simple" 12 --backend gpu > /dev/null   # warm-up
+    for n in ${NQ:-18 19 20}; do
+        for k in $(seq "${REPS:-2}"); do
+            run "nqueens-simple $n" 300 "$here/nqueens-simple" "$n" --backend gpu || exit 1
+            run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1
+        done
+    done
+    for n in ${COSTAS:-15 16 17 18}; do
+        for k in $(seq "${REPS:-2}"); do
+            run "costas $n, GPU" 300 "$here/costas" "$n" --backend gpu || exit 1
+        done
+    done
+    for n in ${COSTAS_CPU:-14 15}; do
+        run "costas $n, every CPU core" 300 "$here/costas" "$n" --backend cpu || exit 1
     done
     ;;
 one)

@@ -149,6 +149,11 @@ pub enum Node<Set> {
 pub trait DepthFirst {
     /// The candidate choices at one node.
     type Set: Candidates;
+    /// Whether [`undo`](Self::undo) does anything. A tree that copies its state forward on
+    /// each descent (each level in its own slab words) sets it false: the skeleton then keeps
+    /// no choice on its stack and calls no `undo`, one shared-memory store and load a node
+    /// less.
+    const UNDO: bool = true;
     /// Slab words the partial solution takes (the skeleton's stack follows them).
     fn state_words(&self) -> u32;
     /// Levels a unit's search descends at most (the stack holds one set a level).
@@ -162,21 +167,32 @@ pub trait DepthFirst {
     fn undo<S: Slab>(&self, state: &mut S, depth: u32, choice: u32);
 }
 
-/// The stack of one walk: for each level, the choices not yet tried and the one taken last.
-/// Level `d`'s set sits at slab word `base + d · (WORDS + 1)`, its choice right after it.
+/// `Walk::depth` when no unit is being searched.
+const IDLE: u32 = u32::MAX;
+
+/// The stack of one walk: for each level, the choices not yet tried and (for a tree that
+/// undoes) the one taken last. Level `d` sits at slab word `base + d · LEVEL_WORDS`.
 struct Walk {
     /// Slab word of level 0.
     base: u32,
-    /// The current level; `None` when no unit is being searched.
-    depth: Option<u32>,
+    /// The current level; [`IDLE`] when no unit is being searched.
+    depth: u32,
     /// Solutions found in the current unit.
     found: u64,
+    /// Nodes visited in the current unit: one a `descend`.
+    nodes: u64,
 }
 
 impl Walk {
     #[inline(always)]
     fn level<T: DepthFirst>(&self, depth: u32) -> u32 {
-        self.base + depth * (T::Set::WORDS + 1)
+        self.base + depth * level_words::<T>()
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn idle(&self) -> bool {
+        self.depth == IDLE
     }
 
     /// Starts unit `unit`.
@@ -184,61 +200,100 @@ impl Walk {
     fn start<T: DepthFirst, S: Slab>(&mut self, tree: &T, unit: &[u64], slab: &mut S) {
         let root = tree.start(unit, slab);
         root.store(slab, self.level::<T>(0));
-        self.depth = Some(0);
+        self.depth = 0;
         self.found = 0;
+        self.nodes = 0;
     }
 
     /// One step: descends by the top level's lowest untried choice, or pops the level. Returns
     /// the unit's count when this step finished it.
     #[inline(always)]
     fn step<T: DepthFirst, S: Slab>(&mut self, tree: &T, slab: &mut S) -> Option<u64> {
-        let depth = self.depth?;
+        let depth = self.depth;
+        if depth == IDLE {
+            return None;
+        }
         let at = self.level::<T>(depth);
         let set = T::Set::load(slab, at);
         if set.is_empty() {
             if depth == 0 {
-                self.depth = None;
+                self.depth = IDLE;
                 return Some(self.found);
             }
             let parent = depth - 1;
-            let choice = slab.get(self.level::<T>(parent) + T::Set::WORDS);
-            tree.undo(slab, parent, choice);
-            self.depth = Some(parent);
+            if T::UNDO {
+                let choice = slab.get(self.level::<T>(parent) + T::Set::WORDS);
+                tree.undo(slab, parent, choice);
+            }
+            self.depth = parent;
             return None;
         }
         let choice = set.lowest();
         set.without_lowest().store(slab, at);
+        self.nodes += 1;
         match tree.descend(slab, depth, choice) {
             Node::Leaves(count) => self.found += count as u64,
             Node::Inner(children) => {
-                slab.set(at + T::Set::WORDS, choice);
+                if T::UNDO {
+                    slab.set(at + T::Set::WORDS, choice);
+                }
                 children.store(slab, self.level::<T>(depth + 1));
-                self.depth = Some(depth + 1);
+                self.depth = depth + 1;
             }
         }
         None
     }
 }
 
-/// Slab words a walk of `tree` needs: its state and the stack (one set and one choice a
-/// level). Give each GPU thread this many words of shared memory (`4 ×` bytes).
+/// Slab words a level of the skeleton's stack takes: the set, and the choice when the tree
+/// undoes.
+#[inline(always)]
+const fn level_words<T: DepthFirst>() -> u32 {
+    T::Set::WORDS + T::UNDO as u32
+}
+
+/// Slab words a walk of `tree` needs: its state and the stack (one set a level, and the
+/// choice when the tree undoes). Give each GPU thread this many words of shared memory
+/// (`4 ×` bytes).
 #[inline(always)]
 pub fn slab_words<T: DepthFirst>(tree: &T) -> u32 {
-    tree.state_words() + (tree.max_depth() + 1) * (T::Set::WORDS + 1)
+    tree.state_words() + (tree.max_depth() + 1) * level_words::<T>()
+}
+
+/// What a walk of one unit found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Solutions: the sum of the [`Node::Leaves`] counts.
+    pub found: u64,
+    /// Nodes visited: one a [`DepthFirst::descend`].
+    pub nodes: u64,
 }
 
 /// CPU twin: the solutions under `unit`, searched on this thread with the skeleton's steps.
 /// `slab` must hold [`slab_words`] words.
 pub fn walk_unit<T: DepthFirst, S: Slab>(tree: &T, unit: &[u64], slab: &mut S) -> u64 {
+    walk_unit_with_nodes(tree, unit, slab).found
+}
+
+/// [`walk_unit`], also counting the nodes visited.
+pub fn walk_unit_with_nodes<T: DepthFirst, S: Slab>(
+    tree: &T,
+    unit: &[u64],
+    slab: &mut S,
+) -> Walked {
     let mut walk = Walk {
         base: tree.state_words(),
-        depth: None,
+        depth: IDLE,
         found: 0,
+        nodes: 0,
     };
     walk.start(tree, unit, slab);
     loop {
         if let Some(found) = walk.step(tree, slab) {
-            return found;
+            return Walked {
+                found,
+                nodes: walk.nodes,
+            };
         }
     }
 }
@@ -264,6 +319,49 @@ pub unsafe fn walk_units<T: DepthFirst>(
     cancel: &core::sync::atomic::AtomicU32,
     results: *mut u64,
 ) {
+    // SAFETY: the same contract.
+    unsafe {
+        walk::<T, false>(tree, units, unit_words, count, next, cancel, results);
+    }
+}
+
+/// [`walk_units`], writing two words a unit: `results[2·unit]` its count and
+/// `results[2·unit + 1]` the nodes it visited ([`Walked`]).
+///
+/// # Safety
+/// As for [`walk_units`], with `results` of `2 × count` words.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn walk_units_with_nodes<T: DepthFirst>(
+    tree: &T,
+    units: *const u64,
+    unit_words: u32,
+    count: u32,
+    next: &core::sync::atomic::AtomicU32,
+    cancel: &core::sync::atomic::AtomicU32,
+    results: *mut u64,
+) {
+    // SAFETY: the same contract.
+    unsafe {
+        walk::<T, true>(tree, units, unit_words, count, next, cancel, results);
+    }
+}
+
+/// The skeleton's loop; `NODES`: also write each unit's nodes.
+///
+/// # Safety
+/// As for [`walk_units`] (`results`: 2 words a unit with `NODES`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn walk<T: DepthFirst, const NODES: bool>(
+    tree: &T,
+    units: *const u64,
+    unit_words: u32,
+    count: u32,
+    next: &core::sync::atomic::AtomicU32,
+    cancel: &core::sync::atomic::AtomicU32,
+    results: *mut u64,
+) {
     use crate::atomic::WorkQueue;
     use crate::warp::Lanes;
     use core::sync::atomic::Ordering;
@@ -272,13 +370,14 @@ pub unsafe fn walk_units<T: DepthFirst>(
     let queue = WorkQueue::new(next);
     let mut walk = Walk {
         base: tree.state_words(),
-        depth: None,
+        depth: IDLE,
         found: 0,
+        nodes: 0,
     };
     let mut unit = 0u32;
     let mut finished = false;
     loop {
-        let idle = walk.depth.is_none() && !finished;
+        let idle = walk.idle() && !finished;
         if Lanes::this_lane(idle).any() {
             let claimed = queue.claim(Lanes::this_lane(idle)).mine();
             if idle {
@@ -301,8 +400,15 @@ pub unsafe fn walk_units<T: DepthFirst>(
             return;
         }
         if let Some(found) = walk.step(tree, &mut slab) {
-            // SAFETY: `unit < count`, the length of `results`.
-            unsafe { *results.add(unit as usize) = found };
+            // SAFETY: `unit < count`, within `results` (2 words a unit with `NODES`).
+            unsafe {
+                if NODES {
+                    *results.add(2 * unit as usize) = found;
+                    *results.add(2 * unit as usize + 1) = walk.nodes;
+                } else {
+                    *results.add(unit as usize) = found;
+                }
+            }
         }
     }
 }

@@ -26,4 +26,8 @@ pub mod shard;
 
 pub use backend::{Backend, BackendChoice};
 pub use error::{Error, GpuError, Result};
+/// The kernels crate (`warpsearch-kernels`, library name `kernels`) as the host sees it: the
+/// CPU twins of the warp primitives and of the depth-first skeleton ([`kernels::dfs`]), for a
+/// search's CPU path.
+pub use kernels;
 pub use run::RunControl;

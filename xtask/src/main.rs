@@ -216,59 +216,59 @@ fn test() -> Result {
 /// The Costas example, built from its own manifest as a user would: fmt, clippy, its tests
 /// (orders 1..=12 against OEIS on the CPU, the tutorial's code blocks against its files), and
 /// its CLI's `--json` for order 12.
+/// The examples, each its own workspace built as a user would: (folder, the prefix of its
+/// build variables, a size to run, the JSON field and value it must print).
+const EXAMPLES: [(&str, &str, &str, &str, u64); 2] = [
+    ("costas", "COSTAS", "12", "count", 7852),
+    ("nqueens-simple", "QUEENS", "12", "count", 14200),
+];
+
 fn example_test() -> Result {
-    let example = root().join("examples/costas");
-    let in_example = |args: &[&str]| {
-        let mut command = cargo();
-        command
-            .current_dir(&example)
-            .args(args)
-            .env("COSTAS_REQUIRE_PTX", "1");
-        command
-    };
-    status(
-        &mut in_example(&["fmt", "--all", "--", "--check"]),
-        "examples/costas: cargo fmt --check",
-    )?;
-    status(
-        &mut in_example(&[
-            "clippy",
-            "--release",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-        "examples/costas: cargo clippy -D warnings",
-    )?;
-    status(
-        &mut in_example(&["test", "--release", "--workspace"]),
-        "examples/costas: cargo test (orders 1..=12 on the CPU, the tutorial's code)",
-    )?;
-    let what = "cargo run --release --manifest-path examples/costas/Cargo.toml -- 12 --json";
-    eprintln!("xtask: {what}");
-    let output = cargo()
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "--manifest-path",
-            "examples/costas/Cargo.toml",
-            "--",
-            "12",
-            "--json",
-        ])
-        .env("COSTAS_REQUIRE_PTX", "1")
-        .output()
-        .map_err(|e| format!("{what}: {e}"))?;
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let value: serde_json::Value =
-        serde_json::from_str(text.trim()).map_err(|e| format!("{what} printed {text:?}: {e}"))?;
-    if !output.status.success() || value["count"] != 7852 || value["known_match"] != true {
-        return Err(format!("{what}: expected 7852 arrays, got {text}"));
+    for (name, prefix, size, field, expected) in EXAMPLES {
+        let example = root().join("examples").join(name);
+        let require = format!("{prefix}_REQUIRE_PTX");
+        let in_example = |args: &[&str]| {
+            let mut command = cargo();
+            command.current_dir(&example).args(args).env(&require, "1");
+            command
+        };
+        status(
+            &mut in_example(&["fmt", "--all", "--", "--check"]),
+            &format!("examples/{name}: cargo fmt --check"),
+        )?;
+        status(
+            &mut in_example(&[
+                "clippy",
+                "--release",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+            &format!("examples/{name}: cargo clippy -D warnings"),
+        )?;
+        status(
+            &mut in_example(&["test", "--release", "--workspace"]),
+            &format!("examples/{name}: cargo test --release --workspace"),
+        )?;
+        let manifest = format!("examples/{name}/Cargo.toml");
+        let what = format!("cargo run --release --manifest-path {manifest} -- {size} --json");
+        eprintln!("xtask: {what}");
+        let output = cargo()
+            .args(["run", "--quiet", "--release", "--manifest-path", &manifest])
+            .args(["--", size, "--json"])
+            .env(&require, "1")
+            .output()
+            .map_err(|e| format!("{what}: {e}"))?;
+        let text = String::from_utf8_lossy(&output.stdout).to_string();
+        let value: serde_json::Value = serde_json::from_str(text.trim())
+            .map_err(|e| format!("{what} printed {text:?}: {e}"))?;
+        if !output.status.success() || value[field] != expected || value["known_match"] != true {
+            return Err(format!("{what}: expected {field} {expected}, got {text}"));
+        }
+        eprintln!("xtask: examples/{name}: {}", text.trim());
     }
-    eprintln!("xtask: examples/costas: {}", text.trim());
     Ok(())
 }
 
@@ -411,7 +411,7 @@ fn make_executable(_: &Path) -> Result {
 }
 
 /// Prepares bundle/ (git-ignored), everything a GPU machine needs to run the benchmark
-/// suites: the release binary (PTX and native code), the Costas example's binary, and the
+/// suites: the release binary (PTX and native code), the examples' binaries, and the
 /// harness (scripts/*.sh). Copy the folder there and run `bash bundle/bench-suite.sh SUITE`:
 /// that machine needs an NVIDIA driver, and no Rust, CUDA toolkit or network.
 fn bundle() -> Result {
@@ -422,21 +422,27 @@ fn bundle() -> Result {
     fs::create_dir_all(&bundle).map_err(|e| e.to_string())?;
     // Nothing stale from an earlier bundle (scripts included); other files (such as other
     // programs to compare with) stay.
-    for name in ["warpsearch", "costas"] {
+    for name in ["warpsearch"]
+        .into_iter()
+        .chain(EXAMPLES.map(|example| example.0))
+    {
         let _ = fs::remove_file(bundle.join(name));
     }
     fs::copy(&binary, bundle.join("warpsearch")).map_err(|e| e.to_string())?;
-    let mut example = cargo();
-    example
-        .current_dir(root().join("examples/costas"))
-        .args(["build", "--release"])
-        .env("COSTAS_REQUIRE_PTX", "1");
-    status(&mut example, "building examples/costas (release)")?;
-    fs::copy(
-        root().join("examples/costas/target/release/costas"),
-        bundle.join("costas"),
-    )
-    .map_err(|e| e.to_string())?;
+    for (name, prefix, ..) in EXAMPLES {
+        let mut example = cargo();
+        example
+            .current_dir(root().join("examples").join(name))
+            .args(["build", "--release"])
+            .env(format!("{prefix}_REQUIRE_PTX"), "1");
+        status(&mut example, &format!("building examples/{name} (release)"))?;
+        let binary = root()
+            .join("examples")
+            .join(name)
+            .join("target/release")
+            .join(name);
+        fs::copy(&binary, bundle.join(name)).map_err(|e| format!("{}: {e}", binary.display()))?;
+    }
     for entry in fs::read_dir(root().join("scripts")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if let (Some(name), true) = (
