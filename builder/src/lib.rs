@@ -28,6 +28,9 @@ use std::process::Command;
 /// Oldest GPU architecture the PTX targets by default (Ampere).
 pub const DEFAULT_TARGET_CPU: &str = "sm_80";
 
+/// warpsearch's own kernels' `rust-toolchain.toml`: what a downstream kernel crate pins too.
+pub const WARPSEARCH_TOOLCHAIN_FILE: &str = include_str!("../../kernels/rust-toolchain.toml");
+
 /// The architectures [`Builder::embed`] also assembles native code (SASS, as cubins) for when
 /// `ptxas` is available: Ampere (sm_80, sm_86), Ada (sm_89), Hopper (sm_90) and Blackwell
 /// (sm_100, sm_120; skipped quietly by a `ptxas` too old to know them). A GPU with one of
@@ -61,13 +64,16 @@ pub enum BuildError {
         /// The command that installs it.
         fix: String,
     },
-    /// The kernel crate did not compile to PTX.
+    /// The kernel crate did not compile to PTX: an error in the kernel's own code, which
+    /// [`Builder::embed`] never turns into a quiet CPU-only build.
     #[error("compiling {krate} to PTX failed: {detail}")]
     Compile {
         /// The kernel crate's folder.
         krate: String,
         /// The first error lines of the compiler.
         detail: String,
+        /// Everything the compiler printed, as it printed it.
+        output: String,
     },
     /// A register limit names a kernel the PTX does not define.
     #[error("max_registers: the PTX has no entry function `{0}`")]
@@ -138,9 +144,23 @@ impl Toolchain {
     /// Reads `dir/rust-toolchain.toml`.
     pub fn pinned_in(dir: &Path) -> Result<Toolchain, BuildError> {
         let path = dir.join("rust-toolchain.toml");
-        let text = fs::read_to_string(&path).map_err(|source| BuildError::Io {
-            path: path.display().to_string(),
-            source,
+        let text = fs::read_to_string(&path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => BuildError::Config {
+                path: path.display().to_string(),
+                detail: format!(
+                    "missing: a kernel crate pins the nightly it is compiled with, in a file of \
+                     its own folder holding (the nightly warpsearch's kernels are built with):\n{}",
+                    WARPSEARCH_TOOLCHAIN_FILE
+                        .lines()
+                        .filter(|line| !line.starts_with('#'))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            },
+            _ => BuildError::Io {
+                path: path.display().to_string(),
+                source,
+            },
         })?;
         Self::parse(&text).map_err(|detail| BuildError::Config {
             path: path.display().to_string(),
@@ -434,6 +454,7 @@ impl Builder {
             return Err(BuildError::Compile {
                 krate: self.krate.display().to_string(),
                 detail: first_errors(&output.stderr),
+                output: String::from_utf8_lossy(&output.stderr).into_owned(),
             });
         }
         let deps = target_dir
@@ -602,6 +623,15 @@ impl Builder {
         }
         match result {
             Ok(()) => Embedded::Ptx(out),
+            Err(BuildError::Compile { krate, output, .. }) => {
+                // An error in the kernel's own code: fail loudly, with the compiler's messages
+                // as it printed them (cargo shows a failed build script's stderr).
+                eprintln!(
+                    "error: the GPU kernel crate {krate} does not compile for nvptx64-nvidia-cuda:\n"
+                );
+                eprintln!("{output}");
+                std::process::exit(1);
+            }
             Err(error) if required => {
                 // `cargo::error` fails the build with this one line: no backtrace, and (as the
                 // script itself exits normally) no dump of the script's output.
@@ -717,6 +747,18 @@ ptxas info    : Function properties for panic_fmt\n\
                 "costas_count (sm_90): used 32 registers, used 0 barriers, 768 bytes cumulative stack size; 768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
             ]
         );
+    }
+
+    #[test]
+    fn a_missing_toolchain_file_says_what_to_put_there() {
+        let dir = std::env::temp_dir().join("warpsearch-builder-no-toolchain-file");
+        let _ = fs::create_dir_all(&dir);
+        let error = Toolchain::pinned_in(&dir).unwrap_err().to_string();
+        assert!(error.contains("rust-toolchain.toml: missing"), "{error}");
+        assert!(error.contains("channel = \"nightly-"), "{error}");
+        assert!(error.contains("rust-src"), "{error}");
+        let pinned = Toolchain::parse(WARPSEARCH_TOOLCHAIN_FILE).unwrap();
+        assert!(error.contains(&pinned.channel), "{error}");
     }
 
     #[test]
