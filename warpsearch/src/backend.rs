@@ -161,9 +161,69 @@ pub fn select(
     }
 }
 
+/// [`select`] for a search that may lack a GPU kernel in this build (`has_kernel`): then
+/// `auto` means the CPU, with the reason, and `gpu` or named `--devices` are an error that says
+/// why — so no search binary writes that fallback itself.
+pub fn select_for(
+    choice: BackendChoice,
+    threads: Option<usize>,
+    devices: &DeviceChoice,
+    has_kernel: bool,
+) -> Result<Selected> {
+    if has_kernel {
+        return select(choice, threads, devices);
+    }
+    let named = matches!(devices, DeviceChoice::List(_));
+    match choice {
+        BackendChoice::Gpu => Err(GpuError::Unsupported(
+            "this build has no GPU kernel for this search (its build script could not build the PTX: see the build's warning); use --backend cpu".into(),
+        )
+        .into()),
+        BackendChoice::Auto if named => Err(GpuError::Unsupported(
+            "--devices names GPUs, but this build has no GPU kernel for this search (see the build's warning)".into(),
+        )
+        .into()),
+        BackendChoice::Auto => {
+            let pool = cpu_pool(threads)?;
+            let reason = format!(
+                "backend: CPU, {} threads (auto: this build has no GPU kernel for this search)",
+                pool.current_num_threads()
+            );
+            Ok(Selected {
+                backend: Backend::Cpu(pool),
+                reason,
+            })
+        }
+        BackendChoice::Cpu => select(choice, threads, devices),
+    }
+}
+
 fn short_reason(error: &GpuError) -> String {
     match error {
         GpuError::NoKernels => "built without GPU kernels".into(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_without_a_kernel_runs_on_the_cpu_under_auto_and_refuses_the_gpu() {
+        let all = DeviceChoice::All;
+        let selected = select_for(BackendChoice::Auto, Some(1), &all, false).unwrap();
+        assert_eq!(selected.backend.kind(), "cpu");
+        assert!(
+            selected.reason.contains("no GPU kernel"),
+            "{}",
+            selected.reason
+        );
+        let error = select_for(BackendChoice::Gpu, Some(1), &all, false).unwrap_err();
+        assert!(error.to_string().contains("no GPU kernel"), "{error}");
+        let named = DeviceChoice::List(vec![0]);
+        assert!(select_for(BackendChoice::Auto, Some(1), &named, false).is_err());
+        let cpu = select_for(BackendChoice::Cpu, Some(1), &all, false).unwrap();
+        assert_eq!(cpu.backend.kind(), "cpu");
     }
 }

@@ -18,6 +18,7 @@ pub mod error;
 mod feed;
 pub mod gomoku;
 pub mod gpu;
+pub mod kit;
 pub mod no3line;
 pub mod nqueens;
 pub mod run;

@@ -218,6 +218,55 @@ pub trait Partial: Clone + Default + Serialize + DeserializeOwned {
     fn nodes(&self) -> u64;
 }
 
+/// The counts of any search as its result file holds them (JSON), for merging shards of a
+/// search this crate does not know: numbers add up field by field (integers exactly, others
+/// as floating point), objects and arrays element by element; other values must agree.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JsonCounts(pub serde_json::Value);
+
+impl JsonCounts {
+    fn add_values(sum: &mut serde_json::Value, other: &serde_json::Value) {
+        use serde_json::Value;
+        match (&mut *sum, other) {
+            (Value::Null, _) => *sum = other.clone(),
+            (Value::Number(a), Value::Number(b)) => {
+                *sum = match (a.as_u64(), b.as_u64()) {
+                    (Some(a), Some(b)) => a
+                        .checked_add(b)
+                        .map_or_else(|| Value::from(a as f64 + b as f64), Value::from),
+                    _ => Value::from(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
+                }
+            }
+            (Value::Object(a), Value::Object(b)) => {
+                for (key, value) in b {
+                    Self::add_values(a.entry(key.clone()).or_insert(Value::Null), value);
+                }
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                for (i, value) in b.iter().enumerate() {
+                    if i < a.len() {
+                        Self::add_values(&mut a[i], value);
+                    } else {
+                        a.push(value.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Partial for JsonCounts {
+    fn add(&mut self, other: &Self) {
+        Self::add_values(&mut self.0, &other.0);
+    }
+    /// The field `nodes` when there is one.
+    fn nodes(&self) -> u64 {
+        self.0["nodes"].as_u64().unwrap_or(0)
+    }
+}
+
 /// What one shard's run writes (`--result FILE`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ShardResult<P> {
@@ -744,6 +793,22 @@ pub fn merge<P: Partial>(files: &[PathBuf]) -> Result<(Partition, P, f64, Vec<St
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_counts_add_up_field_by_field() {
+        let mut sum = JsonCounts::default();
+        for part in [
+            serde_json::json!({"solutions": 3, "nodes": 10, "classes": [1, 2], "rate": 0.5}),
+            serde_json::json!({"solutions": 4, "nodes": 5, "classes": [1, 0, 7], "rate": 0.25}),
+        ] {
+            sum.add(&JsonCounts(part));
+        }
+        assert_eq!(
+            sum.0,
+            serde_json::json!({"solutions": 7, "nodes": 15, "classes": [2, 2, 7], "rate": 0.75})
+        );
+        assert_eq!(sum.nodes(), 15);
+    }
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

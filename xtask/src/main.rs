@@ -9,6 +9,7 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
+//! cargo xtask kit-test        examples/nqueens-simple (built on warpsearch::kit): shards merged, a SIGINT-stopped count resumed
 //! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
 //! ```
 //!
@@ -44,7 +45,8 @@ fn main() -> ExitCode {
         Some("bundle") => bundle(),
         Some("fresh-check") => fresh::check(&root()),
         Some("cluster-test") => cluster_test(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test>".into()),
+        Some("kit-test") => kit_test(),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -269,6 +271,89 @@ fn example_test() -> Result {
         }
         eprintln!("xtask: examples/{name}: {}", text.trim());
     }
+    kit_test()
+}
+
+/// A search binary built on `warpsearch::kit` (examples/nqueens-simple, its own workspace that
+/// names warpsearch by path, as a user's crate would): three shards merged by `warpsearch
+/// merge`, and a count stopped by SIGINT and resumed from its checkpoint.
+fn kit_test() -> Result {
+    let example = root().join("examples/nqueens-simple/target/release/nqueens-simple");
+    let merge_binary = build_release(true)?;
+    let dir = target_dir().join("kit-test");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let file = dir.join(format!("shard-{k}.json"));
+        let shard = format!("{k}/3");
+        let mut command = Command::new(&example);
+        command
+            .args([
+                "13",
+                "--backend",
+                "cpu",
+                "--json",
+                "--shard",
+                &shard,
+                "--result",
+            ])
+            .arg(&file);
+        status(&mut command, &format!("nqueens-simple 13 --shard {shard}"))?;
+        files.push(file);
+    }
+    let output = Command::new(&merge_binary)
+        .args(["merge", "--json"])
+        .args(&files)
+        .output()
+        .map_err(|e| format!("warpsearch merge: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("warpsearch merge printed {text:?}: {e}"))?;
+    if !output.status.success() || value["counts"]["solutions"] != 73712 {
+        return Err(format!(
+            "merging nqueens-simple's shards: expected 73712, got {text}"
+        ));
+    }
+    eprintln!(
+        "xtask: nqueens-simple 13 in 3 shards, merged: {}",
+        text.trim()
+    );
+    let checkpoint = dir.join("checkpoint.json");
+    let start = || {
+        let mut command = Command::new(&example);
+        command
+            .args(["15", "--backend", "cpu", "--json", "--checkpoint"])
+            .arg(&checkpoint)
+            .args(["--checkpoint-every", "1"]);
+        command
+    };
+    let mut child = start()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("nqueens-simple 15: {e}"))?;
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SIGINT, as Ctrl-C sends it (a run that finished already leaves a whole checkpoint).
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let stopped = child.wait().map_err(|e| e.to_string())?;
+    let output = start()
+        .output()
+        .map_err(|e| format!("nqueens-simple 15 (resumed): {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("nqueens-simple 15 (resumed) printed {text:?}: {e}"))?;
+    if !output.status.success() || value["count"] != 2279184 {
+        return Err(format!(
+            "nqueens-simple 15 resumed: expected 2279184, got {text}"
+        ));
+    }
+    eprintln!(
+        "xtask: nqueens-simple 15 stopped by SIGINT ({stopped}) and resumed from its checkpoint: {}",
+        text.trim()
+    );
     Ok(())
 }
 

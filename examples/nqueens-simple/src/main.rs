@@ -1,16 +1,12 @@
-//! `nqueens-simple N [--backend auto|cpu|gpu] [--threads T] [--json]`: the textbook bitmap
-//! N-Queens count on warpsearch's engine and depth-first skeleton.
+//! `nqueens-simple N [--backend auto|cpu|gpu] [--json] [--shard K/M --result FILE]
+//! [--checkpoint FILE] …`: the textbook bitmap N-Queens count on warpsearch's engine and
+//! depth-first skeleton; the flags and the run come from `warpsearch::kit`.
 
 use clap::Parser;
 use nqueens_simple_kernels::{MAX_N, Queens, encode};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use warpsearch::backend::{self, BackendChoice};
-use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
-use warpsearch::gpu::DeviceChoice;
-use warpsearch::shard::Shard;
-use warpsearch::{Error, RunControl};
+use warpsearch::engine::{Kernel, Launch, Partial, Search};
+use warpsearch::kit::{self, Answer, RunArgs};
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/queens.ptx"));
 const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/queens.ptx.native.rs"));
@@ -136,74 +132,47 @@ impl Search for Simple {
     }
 }
 
-/// Counts the solutions of the n-queens problem, every one (no symmetry).
+/// Counts the solutions of the n-queens problem, every one (no symmetry), with the textbook
+/// bitmap search on warpsearch's depth-first skeleton.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
     /// The board size, 4..=32 (known counts up to 27).
     #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(4..=MAX_N as i64))]
     n: u32,
-    /// Where to run: auto picks the GPU when one is usable.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    backend: BackendChoice,
-    /// CPU threads (default: every core).
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
-    /// One JSON line: {"n","count","nodes","nodes_per_second","backend","seconds","known_match"}.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(error) => {
-            if args.json {
-                println!("{}", serde_json::json!({ "error": error.to_string() }));
+    kit::run(
+        &Simple::new(args.n),
+        &args.run,
+        |counts: &Counts, seconds| {
+            let known = KNOWN
+                .get(args.n as usize - 1)
+                .map(|&k| k == counts.solutions);
+            Answer {
+                json: serde_json::json!({
+                    "n": args.n, "count": counts.solutions, "nodes": counts.nodes,
+                    "nodes_per_second": (counts.nodes as f64 / seconds).round(),
+                    "seconds": seconds, "known_match": known,
+                }),
+                text: format!(
+                    "{}-queens: {} solutions ({seconds:.3} s)",
+                    args.n, counts.solutions
+                ),
+                ok: known != Some(false),
             }
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn run(args: &Args) -> Result<bool, Error> {
-    let stop = Arc::new(AtomicBool::new(false));
-    warpsearch::run::on_interrupt(stop.clone())?;
-    let control = RunControl::quiet()
-        .with_cancel(stop)
-        .with_progress(!args.json);
-    let choice = match args.backend {
-        BackendChoice::Auto if PTX.trim().is_empty() => BackendChoice::Cpu,
-        choice => choice,
-    };
-    let selected = backend::select(choice, args.threads, &DeviceChoice::All)?;
-    eprintln!("{}", selected.reason);
-    let search = Simple::new(args.n);
-    let result = engine::run(&search, &selected.backend, &control, Shard::WHOLE, None)?;
-    let Counts { solutions, nodes } = result.counts;
-    let known = KNOWN.get(args.n as usize - 1).map(|&k| k == solutions);
-    let line = serde_json::json!({
-        "n": args.n, "count": solutions, "nodes": nodes,
-        "nodes_per_second": (nodes as f64 / result.seconds).round(),
-        "backend": selected.backend.kind(), "seconds": result.seconds, "known_match": known,
-    });
-    if args.json {
-        println!("{line}");
-    } else {
-        println!(
-            "{}-queens: {solutions} solutions, {nodes} nodes, {:.3} s",
-            args.n, result.seconds
-        );
-    }
-    Ok(known != Some(false))
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warpsearch::{RunControl, backend, engine, shard::Shard};
 
     #[test]
     fn boards_4_to_12_match_oeis_on_the_cpu() {

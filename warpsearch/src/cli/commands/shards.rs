@@ -86,6 +86,36 @@ pub(crate) fn run_merge(args: MergeArgs) -> Result<i32, Error> {
         _ => "mixed",
     };
     match problem.as_str() {
+        "nqueens" | "" => {}
+        "no3line" => {}
+        _ => {
+            // Another search's shards (one written on warpsearch's engine, e.g. with
+            // `warpsearch::kit`): its counts add up field by field.
+            let (partition, counts, took, backends) =
+                merge::<warpsearch::shard::JsonCounts>(&args.files)?;
+            let value = serde_json::json!({
+                "problem": partition.problem,
+                "n": partition.n,
+                "counts": counts.0,
+                "seconds": took,
+                "backend": backend_of(&backends),
+            });
+            if args.json {
+                out!("{value}");
+            } else {
+                out!(
+                    "{} {}: {} (all {} shards, {})",
+                    partition.problem,
+                    partition.n,
+                    counts.0,
+                    args.files.len(),
+                    seconds(took)
+                );
+            }
+            return Ok(0);
+        }
+    }
+    match problem.as_str() {
         "no3line" => {
             let (partition, counts, seconds, backends) =
                 merge::<warpsearch::no3line::Partial>(&args.files)?;

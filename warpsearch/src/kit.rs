@@ -1,0 +1,218 @@
+//! The command line of a search binary, ready-made: the flags every search needs
+//! ([`RunArgs`], a clap `Args` struct to `#[command(flatten)]` into yours) and [`run`], which
+//! chooses the backend (the CPU when the build has no kernel), handles Ctrl-C and progress,
+//! runs the search on the [`engine`](crate::engine) — whole, as one shard, resumable from a
+//! checkpoint — writes the result file, prints your answer (text or one JSON line) and returns
+//! the exit status. A search binary's `main` is then a few lines:
+//!
+//! ```no_run
+//! # use warpsearch::engine::{Kernel, Search};
+//! # use warpsearch::shard::Partial;
+//! # #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+//! # struct Count(u64);
+//! # impl Partial for Count { fn add(&mut self, o: &Self) { self.0 += o.0 } fn nodes(&self) -> u64 { self.0 } }
+//! # struct Sevens;
+//! # impl Search for Sevens {
+//! #     type Partial = Count;
+//! #     const UNIT_WORDS: usize = 1;
+//! #     const RESULT_WORDS: usize = 1;
+//! #     fn problem(&self) -> &str { "sevens" }
+//! #     fn size(&self) -> u32 { 1000 }
+//! #     fn units(&self) -> Vec<u64> { (0..10).collect() }
+//! #     fn params(&self) -> Vec<u64> { vec![] }
+//! #     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+//! #         result[0] = (unit[0] * 100..unit[0] * 100 + 100).filter(|i| i % 7 == 0).count() as u64;
+//! #     }
+//! #     fn partial(&self, results: &[u64]) -> Count { Count(results.iter().sum()) }
+//! #     fn kernel(&self) -> Option<Kernel> { None }
+//! # }
+//! use clap::Parser;
+//! use warpsearch::kit::{self, Answer, RunArgs};
+//!
+//! /// Counts the numbers below 1000 divisible by 7.
+//! #[derive(Parser)]
+//! struct Args {
+//!     #[command(flatten)]
+//!     run: RunArgs,
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     let args = Args::parse();
+//!     kit::run(&Sevens, &args.run, |count: &Count, seconds| Answer {
+//!         json: serde_json::json!({ "count": count.0, "seconds": seconds }),
+//!         text: format!("{} multiples of 7", count.0),
+//!         ok: count.0 == 143,
+//!     })
+//! }
+//! ```
+
+use crate::backend::{self, BackendChoice};
+use crate::engine::{self, Search};
+use crate::error::Error;
+use crate::gpu::DeviceChoice;
+use crate::run::RunControl;
+use crate::shard::{CheckpointFile, Shard, ShardResult, write_json_atomically};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// The flags of a search binary: where it runs, which shard, files, output.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunArgs {
+    /// Where to run: auto picks the GPU when one is usable and this build has the kernel,
+    /// else every CPU core.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Threads for the CPU backend (default: every core).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// GPUs to use: `all`, or indices such as `0,2` (naming GPUs asks for a GPU run).
+    #[arg(long, value_name = "all|I,J,…", default_value = "all")]
+    pub devices: DeviceChoice,
+    /// Run only shard K of M of a fixed, machine-independent partition; add the shards' result
+    /// files up with `warpsearch merge`.
+    #[arg(long, value_name = "K/M")]
+    pub shard: Option<String>,
+    /// Write this run's result (counts, shard, partition fingerprint) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub result: Option<PathBuf>,
+    /// Save progress to FILE every --checkpoint-every seconds and on Ctrl-C; the same command
+    /// with the same FILE resumes where it stopped.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoint saves.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30,
+        requires = "checkpoint"
+    )]
+    pub checkpoint_every: u64,
+    /// One JSON object on stdout instead of text (and no progress bar).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What a finished whole run prints: your search's answer.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The `--json` line (the kit adds `"backend"` when it is missing).
+    pub json: serde_json::Value,
+    /// The text line(s) otherwise.
+    pub text: String,
+    /// False when the answer is known to be wrong (a count that misses its known value): the
+    /// exit status is then 1.
+    pub ok: bool,
+}
+
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Runs `search` as `args` say and prints the outcome: for a whole run `answer(counts,
+/// seconds)`, for a shard its result (the same JSON as its `--result` file). Errors are one
+/// `error: …` line on stderr (and `{"error": …}` on stdout with `--json`). Exit status: 0, 1
+/// for an error or a wrong answer, 130 after Ctrl-C (progress kept in the checkpoint).
+pub fn run<S: Search>(
+    search: &S,
+    args: &RunArgs,
+    answer: impl FnOnce(&S::Partial, f64) -> Answer,
+) -> ExitCode {
+    match try_run(search, args, answer) {
+        Ok(code) => code,
+        Err(error) => {
+            let code = match error {
+                Error::Interrupted => EXIT_INTERRUPTED,
+                _ => 1,
+            };
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "error": error.to_string(), "exit_code": code })
+                );
+            }
+            eprintln!("error: {error}");
+            if matches!(error, Error::Interrupted) && args.checkpoint.is_some() {
+                eprintln!("progress saved; run the same command again to resume");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn try_run<S: Search>(
+    search: &S,
+    args: &RunArgs,
+    answer: impl FnOnce(&S::Partial, f64) -> Answer,
+) -> Result<ExitCode, Error> {
+    let shard = match &args.shard {
+        Some(text) => Shard::parse(text)?,
+        None => Shard::WHOLE,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::run::on_interrupt(stop.clone())?;
+    let control = RunControl::quiet()
+        .with_cancel(stop)
+        .with_progress(!args.json);
+    let selected = backend::select_for(
+        args.backend,
+        args.threads,
+        &args.devices,
+        search.kernel().is_some_and(|k| !k.ptx.trim().is_empty()),
+    )?;
+    eprintln!("{}", selected.reason);
+    let checkpoint = args.checkpoint.clone().map(|path| CheckpointFile {
+        path,
+        every: Duration::from_secs(args.checkpoint_every),
+    });
+    let result: ShardResult<S::Partial> = engine::run(
+        search,
+        &selected.backend,
+        &control,
+        shard,
+        checkpoint.as_ref(),
+    )?;
+    // The answer is printed before the result file is written: a full disk must not lose a
+    // finished count.
+    let ok = if shard != Shard::WHOLE {
+        let value =
+            serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
+        if args.json {
+            println!("{value}");
+        } else {
+            println!(
+                "{} shard {shard} done in {:.3} s; add the shards up with `warpsearch merge FILES…`",
+                search.problem(),
+                result.seconds
+            );
+        }
+        true
+    } else {
+        let Answer { mut json, text, ok } = answer(&result.counts, result.seconds);
+        if args.json {
+            if let Some(object) = json.as_object_mut() {
+                object
+                    .entry("backend")
+                    .or_insert_with(|| selected.backend.kind().into());
+            }
+            println!("{json}");
+        } else {
+            println!("{text}");
+        }
+        ok
+    };
+    if let Some(path) = &args.result
+        && let Err(error) = write_json_atomically(path, &result)
+    {
+        // The answer is out already (stdout keeps its one JSON line); the status says the
+        // file is missing.
+        eprintln!("error: {error}");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
