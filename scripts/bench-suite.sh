@@ -23,6 +23,8 @@
 #   profile-nqueens  Nsight Compute on the N-Queens kernel (N=PN ≤ 19, default 18: from 20 the fed launch
 #                    waits for the host, which ncu's replay blocks), with the pipes' use
 #   profile-no3line  Nsight Compute on the no-three-in-line kernel (n=12)
+#   profile-skeleton Nsight Compute on the examples' kernels on the depth-first skeleton
+#                    (nqueens-simple N=PN, default 17; costas n=PC, default 14)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
 #   firstrun         `info`, then nqueens 16 cold (CUDA_CACHE_DISABLE=1: nothing from the driver's
 #                    compute cache) and warm, REPS times, with the native kernels and with the PTX JIT
@@ -177,6 +179,10 @@ profile-no3line)
         --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
         $B no3line ${PN:-12} --backend gpu --devices 0 > "$LOG_DIR/no3line-sass.csv" 2> /dev/null
     echo "SASS table: $(wc -l < "$LOG_DIR/no3line-sass.csv") lines"
+    ;;
+profile-skeleton)
+    profile nqueens_simple "$here/nqueens-simple" ${PN:-17} --backend gpu --devices 0
+    profile costas_count "$here/costas" ${PC:-14} --backend gpu --devices 0
     ;;
 costas)
     for n in $(seq 1 29); do

@@ -581,6 +581,15 @@ impl Builder {
                 self.krate.join(watched).display()
             );
         }
+        // A kernel crate is compiled together with warpsearch-kernels (the primitives and the
+        // skeleton) from the checkout this builder comes from: a change there changes its PTX.
+        let primitives = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels");
+        for watched in ["src", "Cargo.toml"] {
+            println!(
+                "cargo:rerun-if-changed={}",
+                primitives.join(watched).display()
+            );
+        }
         let required = required || env::var_os(format!("{prefix}_REQUIRE_PTX")).is_some();
         let out = match env::var_os("OUT_DIR") {
             Some(dir) => PathBuf::from(dir).join(file),

@@ -260,6 +260,10 @@ pub fn slab_words<T: DepthFirst>(tree: &T) -> u32 {
     tree.state_words() + (tree.max_depth() + 1) * level_words::<T>()
 }
 
+/// Threads a block of the skeleton's launch: the kernel is compiled for this block size (its
+/// slab's stride is a constant), and `engine::Launch::skeleton` launches it so.
+pub const BLOCK: u32 = 128;
+
 /// What a walk of one unit found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walked {
@@ -305,9 +309,9 @@ pub fn walk_unit_with_nodes<T: DepthFirst, S: Slab>(
 ///
 /// # Safety
 /// The engine's calling convention: `units` holds `count × unit_words` words and `results`
-/// `count` words; `next` and `cancel` are zeroed device words; the launch gives each thread
-/// [`slab_words`] words (`4 ×` bytes) of dynamic shared memory that nothing else uses; blocks
-/// are whole warps.
+/// `count` words; `next` and `cancel` are zeroed device words; blocks of [`BLOCK`] threads,
+/// each with [`slab_words`] words (`4 ×` bytes) of dynamic shared memory that nothing else
+/// uses.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub unsafe fn walk_units<T: DepthFirst>(
@@ -365,8 +369,8 @@ unsafe fn walk<T: DepthFirst, const NODES: bool>(
     use crate::atomic::WorkQueue;
     use crate::warp::Lanes;
     use core::sync::atomic::Ordering;
-    // SAFETY: the launch provides the shared memory (contract above).
-    let mut slab = unsafe { crate::slab::SharedSlab::for_this_thread() };
+    // SAFETY: the launch provides the shared memory in blocks of `BLOCK` (contract above).
+    let mut slab = unsafe { crate::slab::BlockSlab::<BLOCK>::for_this_thread() };
     let queue = WorkQueue::new(next);
     let mut walk = Walk {
         base: tree.state_words(),

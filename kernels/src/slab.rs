@@ -159,6 +159,66 @@ impl Slab for SharedSlab {
     }
 }
 
+/// This thread's column of the block's dynamic shared memory in a block of exactly `THREADS`
+/// threads (GPU only): [`SharedSlab`] with the stride known to the compiler, so that word
+/// `i` is at `base + 4·THREADS·i` — a constant offset for a constant `i`, which ptxas folds
+/// into the `LDS`/`STS` itself instead of computing each address with an `IMAD`.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub struct BlockSlab<const THREADS: u32> {
+    /// Shared-window address of word 0.
+    base: u32,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<const THREADS: u32> BlockSlab<THREADS> {
+    /// The calling thread's slab.
+    ///
+    /// # Safety
+    /// The launch must use blocks of exactly `THREADS` threads (1-D) and provide at least
+    /// `4 · words · THREADS` bytes of dynamic shared memory, no other code of the kernel may
+    /// use it, and only indices below `words` may be passed to `get`/`set`.
+    #[inline(always)]
+    pub unsafe fn for_this_thread() -> Self {
+        // SAFETY: the same contract, with `THREADS` as the block's size.
+        let slab = unsafe { SharedSlab::for_this_thread() };
+        BlockSlab { base: slab.base }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<const THREADS: u32> Slab for BlockSlab<THREADS> {
+    /// `ld.shared.u32` (SASS `LDS`), at a constant offset from the level's address.
+    #[inline(always)]
+    fn get(&self, index: u32) -> u32 {
+        let value: u32;
+        // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
+        unsafe {
+            core::arch::asm!(
+                "ld.shared.u32 {v}, [{a}];",
+                v = out(reg32) value,
+                a = in(reg32) self.base + index * (4 * THREADS),
+                options(pure, readonly, nostack)
+            );
+        }
+        value
+    }
+
+    /// `st.shared.u32` (SASS `STS`).
+    #[inline(always)]
+    fn set(&mut self, index: u32, value: u32) {
+        // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.u32 [{a}], {v};",
+                a = in(reg32) self.base + index * (4 * THREADS),
+                v = in(reg32) value,
+                options(nostack)
+            );
+        }
+    }
+}
+
 /// A warp's private region of global memory as a [`LaneSlab`] (GPU only): word `i` of lane `l`
 /// at `base[i·32 + l]`, so a warp-wide word is one coalesced 128-byte access. For stacks too
 /// deep for shared memory, such as the propagating no-three-in-line search's pending boards.

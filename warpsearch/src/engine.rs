@@ -121,17 +121,13 @@ impl Default for Launch {
 
 impl Launch {
     /// The launch of a kernel on the depth-first skeleton (`kernels::dfs::walk_units`):
-    /// `slab_words` words of shared memory a thread, in blocks of 128 threads (64 or 32
-    /// when a block's shared memory would pass the GPU's 227 KB).
+    /// `slab_words` words of shared memory a thread, in blocks of `kernels::dfs::BLOCK`
+    /// (128) threads, the size the skeleton is compiled for (up to 454 words a thread fit a
+    /// block's 227 KB).
     pub fn skeleton(slab_words: u32) -> Launch {
-        let per_thread = 4 * slab_words;
-        let block = [128, 64, 32]
-            .into_iter()
-            .find(|&block| block * per_thread <= 227 * 1024)
-            .unwrap_or(32);
         Launch {
-            block,
-            shared_bytes_per_thread: per_thread,
+            block: kernels::dfs::BLOCK,
+            shared_bytes_per_thread: 4 * slab_words,
         }
     }
 }
