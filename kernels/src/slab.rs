@@ -131,31 +131,54 @@ impl Slab for SharedSlab {
     /// `ld.shared.u32` (SASS `LDS`).
     #[inline(always)]
     fn get(&self, index: u32) -> u32 {
-        let value: u32;
         // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
-        unsafe {
-            core::arch::asm!(
-                "ld.shared.u32 {v}, [{a}];",
-                v = out(reg32) value,
-                a = in(reg32) self.base + index * self.stride,
-                options(pure, readonly, nostack)
-            );
-        }
-        value
+        unsafe { load_shared(self.base + index * self.stride) }
     }
 
     /// `st.shared.u32` (SASS `STS`).
     #[inline(always)]
     fn set(&mut self, index: u32, value: u32) {
         // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
-        unsafe {
-            core::arch::asm!(
-                "st.shared.u32 [{a}], {v};",
-                a = in(reg32) self.base + index * self.stride,
-                v = in(reg32) value,
-                options(nostack)
-            );
-        }
+        unsafe { store_shared(self.base + index * self.stride, value) }
+    }
+}
+
+/// `ld.shared.u32` at shared-window address `address`.
+///
+/// # Safety
+/// `address` must be inside the block's dynamic shared memory, in words no other thread writes
+/// meanwhile.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn load_shared(address: u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::arch::asm!(
+            "ld.shared.u32 {v}, [{a}];",
+            v = out(reg32) value,
+            a = in(reg32) address,
+            options(pure, readonly, nostack)
+        );
+    }
+    value
+}
+
+/// `st.shared.u32` of `value` at shared-window address `address`.
+///
+/// # Safety
+/// As for [`load_shared`].
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn store_shared(address: u32, value: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::arch::asm!(
+            "st.shared.u32 [{a}], {v};",
+            a = in(reg32) address,
+            v = in(reg32) value,
+            options(nostack)
+        );
     }
 }
 
@@ -191,31 +214,15 @@ impl<const THREADS: u32> Slab for BlockSlab<THREADS> {
     /// `ld.shared.u32` (SASS `LDS`), at a constant offset from the level's address.
     #[inline(always)]
     fn get(&self, index: u32) -> u32 {
-        let value: u32;
         // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
-        unsafe {
-            core::arch::asm!(
-                "ld.shared.u32 {v}, [{a}];",
-                v = out(reg32) value,
-                a = in(reg32) self.base + index * (4 * THREADS),
-                options(pure, readonly, nostack)
-            );
-        }
-        value
+        unsafe { load_shared(self.base + index * (4 * THREADS)) }
     }
 
     /// `st.shared.u32` (SASS `STS`).
     #[inline(always)]
     fn set(&mut self, index: u32, value: u32) {
         // SAFETY: in bounds by `for_this_thread`'s contract; the column is this thread's alone.
-        unsafe {
-            core::arch::asm!(
-                "st.shared.u32 [{a}], {v};",
-                a = in(reg32) self.base + index * (4 * THREADS),
-                v = in(reg32) value,
-                options(nostack)
-            );
-        }
+        unsafe { store_shared(self.base + index * (4 * THREADS), value) }
     }
 }
 
