@@ -3,6 +3,8 @@
 //!
 //! - `WARPSEARCH_PTX=/path/file.ptx`: embed that file instead of building.
 //! - `WARPSEARCH_SKIP_PTX=1`: build CPU-only without trying.
+//! - Without the default feature `builtin-kernels` nothing is compiled: a crate that runs only
+//!   its own searches on the engine needs none of warpsearch's kernels.
 //! - `WARPSEARCH_REQUIRE_PTX=1`: fail the build (one line, no backtrace) when the PTX cannot be
 //!   built (`cargo xtask` sets it once the toolchain is verified); otherwise the crate is built
 //!   CPU-only with one warning that says why and how to fix it.
@@ -11,6 +13,16 @@
 //! waits on the outer build's lock nor is thrown away by `cargo clean -p warpsearch`.
 
 fn main() {
+    if std::env::var_os("CARGO_FEATURE_BUILTIN_KERNELS").is_none() {
+        // A user of the engine alone: no built-in kernels to compile (they run on the CPU).
+        let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+        for (file, text) in [("kernels.ptx", ""), ("kernels.ptx.native.rs", "&[]\n")] {
+            if let Err(e) = std::fs::write(out.join(file), text) {
+                println!("cargo::error={file}: {e}");
+            }
+        }
+        return;
+    }
     warpsearch_builder::Builder::new("../kernels")
         // 88 registers unbounded (20 warps a multiprocessor, latency-bound: docs/notes/
         // no3line-gpu.md); 64 fit without a spill and make it 32.

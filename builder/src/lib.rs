@@ -344,8 +344,9 @@ impl Builder {
         self
     }
 
-    /// Where the nested cargo builds (by default `target/kernels` beside the outer build's
-    /// target folder, or `$CARGO_TARGET_DIR/kernels`).
+    /// Where the nested cargo builds (by default `kernels/` in the outer build's target folder:
+    /// `$CARGO_TARGET_DIR/kernels`, else found from the build script's `OUT_DIR`, else
+    /// `target/kernels` beside the kernel crate).
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Builder {
         self.target_dir = Some(dir.into());
         self
@@ -410,6 +411,19 @@ impl Builder {
         }
         if let Some(dir) = env::var_os("CARGO_TARGET_DIR") {
             return absolute(PathBuf::from(dir).join("kernels"));
+        }
+        // From a build script: the outer build's target folder, found above OUT_DIR
+        // (`<target>/[<triple>/]<profile>/build/<package>-<hash>/out`), so that a crate used as
+        // a dependency builds its kernels beside its user's build, not in its own source tree.
+        if let Some(target) = env::var_os("OUT_DIR").and_then(|out| {
+            PathBuf::from(out)
+                .ancestors()
+                .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
+                .and_then(Path::parent)
+                .and_then(Path::parent)
+                .map(Path::to_path_buf)
+        }) {
+            return absolute(target.join("kernels"));
         }
         let krate = absolute(self.krate.clone());
         krate

@@ -110,6 +110,19 @@ pub fn select(
     threads: Option<usize>,
     devices: &DeviceChoice,
 ) -> Result<Selected> {
+    // warpsearch's own searches need its own kernels.
+    if !crate::gpu::has_kernels() {
+        return without_kernel(choice, threads, devices, &|| GpuError::NoKernels);
+    }
+    select_with_kernel(choice, threads, devices)
+}
+
+/// [`select`] once the search's kernel is known to be there.
+fn select_with_kernel(
+    choice: BackendChoice,
+    threads: Option<usize>,
+    devices: &DeviceChoice,
+) -> Result<Selected> {
     let cpu = |reason: String| -> Result<Selected> {
         Ok(Selected {
             backend: Backend::Cpu(cpu_pool(threads)?),
@@ -171,36 +184,48 @@ pub fn select_for(
     has_kernel: bool,
 ) -> Result<Selected> {
     if has_kernel {
-        return select(choice, threads, devices);
+        return select_with_kernel(choice, threads, devices);
     }
-    let named = matches!(devices, DeviceChoice::List(_));
-    match choice {
-        BackendChoice::Gpu => Err(GpuError::Unsupported(
+    without_kernel(choice, threads, devices, &|| {
+        GpuError::Unsupported(
             "this build has no GPU kernel for this search (its build script could not build the PTX: see the build's warning); use --backend cpu".into(),
         )
-        .into()),
-        BackendChoice::Auto if named => Err(GpuError::Unsupported(
-            "--devices names GPUs, but this build has no GPU kernel for this search (see the build's warning)".into(),
-        )
-        .into()),
+    })
+}
+
+/// The backend of a search whose kernel this build lacks (`why`): the CPU under `auto`, with
+/// the reason; an error for `gpu` or named GPUs.
+fn without_kernel(
+    choice: BackendChoice,
+    threads: Option<usize>,
+    devices: &DeviceChoice,
+    why: &dyn Fn() -> GpuError,
+) -> Result<Selected> {
+    match choice {
+        BackendChoice::Gpu => Err(why().into()),
+        BackendChoice::Auto if matches!(devices, DeviceChoice::List(_)) => {
+            Err(GpuError::Unsupported(format!("--devices names GPUs, but {}", why())).into())
+        }
         BackendChoice::Auto => {
             let pool = cpu_pool(threads)?;
             let reason = format!(
-                "backend: CPU, {} threads (auto: this build has no GPU kernel for this search)",
-                pool.current_num_threads()
+                "backend: CPU, {} threads (auto: {})",
+                pool.current_num_threads(),
+                short_reason(&why())
             );
             Ok(Selected {
                 backend: Backend::Cpu(pool),
                 reason,
             })
         }
-        BackendChoice::Cpu => select(choice, threads, devices),
+        BackendChoice::Cpu => select_with_kernel(choice, threads, devices),
     }
 }
 
 fn short_reason(error: &GpuError) -> String {
     match error {
         GpuError::NoKernels => "built without GPU kernels".into(),
+        GpuError::Unsupported(_) => "this build has no GPU kernel for this search".into(),
         other => other.to_string(),
     }
 }

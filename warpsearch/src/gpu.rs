@@ -41,6 +41,9 @@ pub enum KernelForm {
     /// The PTX, compiled by the driver for the GPU (on a machine's first run; the driver
     /// keeps the result in its compute cache unless `CUDA_CACHE_DISABLE=1`).
     Ptx,
+    /// None: a build without warpsearch's own kernels (feature `builtin-kernels` off), whose
+    /// GPUs run only the searches that bring their own.
+    None,
 }
 
 impl std::fmt::Display for KernelForm {
@@ -48,6 +51,7 @@ impl std::fmt::Display for KernelForm {
         match self {
             KernelForm::Native(arch) => write!(f, "native sm_{arch}"),
             KernelForm::Ptx => f.write_str("PTX, compiled by the driver"),
+            KernelForm::None => f.write_str("none (this build carries no kernels of its own)"),
         }
     }
 }
@@ -79,7 +83,8 @@ pub struct GpuDevice {
     stream: Arc<CudaStream>,
     /// A non-blocking stream for looking at a running kernel's counters (see [`Self::watch`]).
     monitor: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    /// warpsearch's own kernels (none in a build without them: see `has_kernels`).
+    module: Option<Arc<CudaModule>>,
     /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
     /// Compute capability (major, minor).
@@ -141,30 +146,36 @@ impl GpuDevice {
             });
         }
         let mut kernel_form = kernel_form(NATIVE, compute_capability);
-        let native = NATIVE
-            .iter()
-            .find(|&&(arch, _)| KernelForm::Native(arch) == kernel_form);
-        // A cubin the driver refuses (one too new for it, say) falls back to the PTX.
-        let loaded =
-            native.and_then(|&(_, cubin)| ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok());
-        if loaded.is_none() {
-            kernel_form = KernelForm::Ptx;
-        }
-        let module = match loaded {
-            Some(module) => Ok(module),
-            None => ctx.load_module(Ptx::from_src(PTX)),
-        }
-        .map_err(|source| match source.0 {
-            cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
-            | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
-                GpuError::PtxUnsupported {
-                    driver: driver_cuda.clone(),
-                    source,
-                }
+        let module = if has_kernels() {
+            let native = NATIVE
+                .iter()
+                .find(|&&(arch, _)| KernelForm::Native(arch) == kernel_form);
+            // A cubin the driver refuses (one too new for it, say) falls back to the PTX.
+            let loaded = native
+                .and_then(|&(_, cubin)| ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok());
+            if loaded.is_none() {
+                kernel_form = KernelForm::Ptx;
             }
-            _ => GpuError::driver("loading the kernels", source),
-        })?;
+            let module = match loaded {
+                Some(module) => Ok(module),
+                None => ctx.load_module(Ptx::from_src(PTX)),
+            }
+            .map_err(|source| match source.0 {
+                cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
+                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
+                    GpuError::PtxUnsupported {
+                        driver: driver_cuda.clone(),
+                        source,
+                    }
+                }
+                _ => GpuError::driver("loading the kernels", source),
+            })?;
+            Some(module)
+        } else {
+            kernel_form = KernelForm::None;
+            None
+        };
         let stream = ctx.default_stream();
         // Created now: creating a second stream later would wait for a running kernel.
         let monitor = ctx
@@ -292,6 +303,8 @@ impl GpuDevice {
     pub fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
         self.bind()?;
         self.module
+            .as_ref()
+            .ok_or(GpuError::NoKernels)?
             .load_function(name)
             .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
     }
@@ -465,9 +478,6 @@ impl GpuDevice {
 /// Runs `open` (a call into the driver bindings) once the kernels and the driver are known to
 /// be there, turning a panic of the bindings into an error.
 fn guarded<T>(open: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
-    if !has_kernels() {
-        return Err(GpuError::NoKernels);
-    }
     // SAFETY: only probes whether the shared library can be loaded.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(GpuError::DriverNotFound);
