@@ -1,5 +1,5 @@
 //! A depth-first search written once as a [`DepthFirst`] tree, walked by the GPU skeleton
-//! ([`walk_units`]: every lane its own search, lanes refilled from the work queue while their
+//! (`walk_units`, GPU only: every lane its own search, lanes refilled from the work queue while their
 //! neighbours are still busy) and by its CPU twin ([`walk_unit`]: the same steps, one unit on
 //! one thread).
 //!

@@ -1,7 +1,7 @@
 //! The command line of a search binary, ready-made: the flags every search needs
 //! ([`RunArgs`], a clap `Args` struct to `#[command(flatten)]` into yours) and [`run`], which
 //! chooses the backend (the CPU when the build has no kernel), handles Ctrl-C and progress,
-//! runs the search on the [`engine`](crate::engine) — whole, as one shard, resumable from a
+//! runs the search on the [`engine`] — whole, as one shard, resumable from a
 //! checkpoint — writes the result file, prints your answer (text or one JSON line) and returns
 //! the exit status. A search binary's `main` is then a few lines:
 //!

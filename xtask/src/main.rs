@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo xtask run <args…>     release build, then run the warpsearch CLI with <args…>
-//! cargo xtask test            fmt check, clippy -D warnings, PTX build, ptxas (sm_80, sm_90), cargo test (release, ignored tests included)
+//! cargo xtask test            fmt check, clippy -D warnings, cargo doc -D warnings, PTX build, ptxas (sm_80, sm_90), cargo test (release, ignored tests included)
 //! cargo xtask ptx             write target/ptx/kernels.ptx and the ptxas -v reports
 //! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
 //! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
@@ -185,6 +185,11 @@ fn test() -> Result {
         ])
         .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(&mut clippy, "cargo clippy -D warnings")?;
+    let mut doc = cargo();
+    doc.args(["doc", "--no-deps", "--workspace"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .env("WARPSEARCH_REQUIRE_PTX", "1");
+    status(&mut doc, "cargo doc -D warnings")?;
     ptx()?;
     // Release, so that the exhaustive Gomoku table check (marked #[ignore] for debug runs)
     // can be included: it compares all 21.5 M table entries with the definitions (≈ 40 s).

@@ -235,7 +235,7 @@ impl Cells {
     /// What to branch on, for a propagated board.
     ///
     /// 0. With `techniques.symmetry`, the first row until it is complete: every image is
-    ///    compared with it ([`cannot_be_canonical`](Self::cannot_be_canonical)), so little
+    ///    compared with it (the symmetry test's `cannot_be_canonical`), so little
     ///    is pruned before it is known.
     /// 1. A *vulnerable* cell (with `techniques.vulnerable_cells`): an unknown cell of a row
     ///    or column with exactly three cells not known empty (one point and two unknowns, or

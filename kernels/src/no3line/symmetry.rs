@@ -108,8 +108,8 @@ impl Cells {
     /// Every image's first row is a border line of the board — the first or last row or
     /// column, read either way. Once the first row is known (value `v`), each border line
     /// must still be able to reach `v`; its best completion takes its highest open cells.
-    /// The same counting argument as the row search's [`Pruning::Canonical`]
-    /// (super::Pruning::Canonical), and it works from the root on: the test every settled
+    /// The same counting argument as the row search's
+    /// [`Pruning::Canonical`](crate::no3line::search::Pruning::Canonical), and it works from the root on: the test every settled
     /// board gets.
     ///
     /// The border columns are read with one ballot per bit-plane (bit 0 or bit `n − 1` of

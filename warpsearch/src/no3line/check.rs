@@ -21,7 +21,7 @@ pub struct CrossCheck {
 
 /// From this size on, a cross-check part's subtrees are too big to search twice (one n = 17
 /// subtree of the GPU split can take the CPU hours): each is replaced by one board deep below
-/// it ([`dive`]).
+/// it (the private `dive`).
 pub const DIVE_FROM: u32 = 17;
 
 /// Runs the same subtrees on the CPU and on the GPU and compares them one by one: the points
