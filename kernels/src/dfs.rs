@@ -1,15 +1,15 @@
 //! A depth-first search written once as a [`DepthFirst`] tree, walked by the GPU skeleton
-//! (`walk_units`, GPU only: every lane its own search, lanes refilled from the work queue while their
-//! neighbours are still busy) and by its CPU twin ([`walk_unit`]: the same steps, one unit on
-//! one thread).
+//! (`walk_units`, GPU only: every lane its own search, lanes refilled from the work queue
+//! while their neighbours are still busy) and by its CPU twin ([`walk_unit`]: the same steps,
+//! one unit on one thread).
 //!
 //! The user writes the search's *tree*: how a unit becomes a partial solution, the candidate
 //! choices at a node (a bit set), how a choice changes the partial solution and how it is
 //! undone, and how many solutions a node that needs no further search stands for. The
 //! partial solution lives in a [`Slab`] of `u32` words — on the GPU a column of the block's
 //! shared memory, conflict-free across the warp whatever depth each lane is at; on the CPU an
-//! array. The skeleton keeps the stack of untried candidates in the same slab, after the
-//! tree's own words.
+//! array. The skeleton keeps its stack (the untried candidates of each level, and the choice
+//! taken when the tree undoes) in the same slab, after the tree's own words.
 //!
 //! One step of the walk is one visited node: take the lowest untried candidate of the top
 //! level and [`descend`](DepthFirst::descend), or pop an exhausted level and
@@ -24,8 +24,8 @@
 //! use kernels::dfs::{DepthFirst, Node, walk_unit};
 //! use kernels::slab::Slab;
 //!
-//! /// Subsets of {0..n} with sum exactly `target`, the unit being how many of the small
-//! /// numbers are forced out (here: none).
+//! /// Subsets of {0..n} with sum exactly `target`, searched from one unit (the empty set):
+//! /// choice 1 takes the next number, choice 0 leaves it out.
 //! struct Sums { n: u32, target: u32 }
 //!
 //! impl DepthFirst for Sums {
