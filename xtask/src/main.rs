@@ -328,7 +328,7 @@ fn kit_test() -> Result {
     let start = || {
         let mut command = Command::new(&example);
         command
-            .args(["15", "--backend", "cpu", "--json", "--checkpoint"])
+            .args(["16", "--backend", "cpu", "--json", "--checkpoint"])
             .arg(&checkpoint)
             .args(["--checkpoint-every", "1"]);
         command
@@ -337,26 +337,31 @@ fn kit_test() -> Result {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .map_err(|e| format!("nqueens-simple 15: {e}"))?;
+        .map_err(|e| format!("nqueens-simple 16: {e}"))?;
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SIGINT, as Ctrl-C sends it (a run that finished already leaves a whole checkpoint).
+    // SIGINT, as Ctrl-C sends it: the count (≈ 10 s on two cores) is stopped part-way.
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
     let stopped = child.wait().map_err(|e| e.to_string())?;
+    if stopped.code() != Some(130) {
+        return Err(format!(
+            "nqueens-simple 16 after SIGINT: expected exit status 130 (stopped, progress saved), got {stopped}"
+        ));
+    }
     let output = start()
         .output()
-        .map_err(|e| format!("nqueens-simple 15 (resumed): {e}"))?;
+        .map_err(|e| format!("nqueens-simple 16 (resumed): {e}"))?;
     let text = String::from_utf8_lossy(&output.stdout).to_string();
     let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("nqueens-simple 15 (resumed) printed {text:?}: {e}"))?;
-    if !output.status.success() || value["count"] != 2279184 {
+        .map_err(|e| format!("nqueens-simple 16 (resumed) printed {text:?}: {e}"))?;
+    if !output.status.success() || value["count"] != 14772512 {
         return Err(format!(
-            "nqueens-simple 15 resumed: expected 2279184, got {text}"
+            "nqueens-simple 16 resumed: expected 14772512, got {text}"
         ));
     }
     eprintln!(
-        "xtask: nqueens-simple 15 stopped by SIGINT ({stopped}) and resumed from its checkpoint: {}",
+        "xtask: nqueens-simple 16 stopped by SIGINT ({stopped}) and resumed from its checkpoint: {}",
         text.trim()
     );
     Ok(())
