@@ -35,6 +35,9 @@
 #   skeleton         the examples on the depth-first skeleton: nqueens-simple beside the built-in
 #                    count (NQ="18 19 20", REPS=2; compare nodes a second), Costas on the GPU
 #                    (COSTAS="15 16 17 18") and on every CPU core (COSTAS_CPU="14 15")
+#   golomb           the examples/golomb binary: optimal rulers of GOLOMB="10 11 12 13 14 15 16" marks on
+#                    the GPU (REPS=1 each), then BIG="17" (GOLOMB_LIMIT s each), and GOLOMB_CPU="12 13" on
+#                    every CPU core
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -221,6 +224,20 @@ skeleton)
     done
     for n in ${COSTAS_CPU:-14 15}; do
         run "costas $n, every CPU core" 300 "$here/costas" "$n" --backend cpu || exit 1
+    done
+    ;;
+golomb)
+    "$here/golomb" 8 --backend gpu > /dev/null   # warm-up
+    for m in ${GOLOMB:-10 11 12 13 14 15 16}; do
+        for k in $(seq "${REPS:-1}"); do
+            run "golomb $m, GPU" 300 "$here/golomb" "$m" --backend gpu || exit 1
+        done
+    done
+    for m in ${GOLOMB_CPU:-12 13}; do
+        run "golomb $m, every CPU core" 300 "$here/golomb" "$m" --backend cpu || exit 1
+    done
+    for m in ${BIG:-17}; do
+        run "golomb $m, GPU" "${GOLOMB_LIMIT:-300}" "$here/golomb" "$m" --backend gpu
     done
     ;;
 one)

@@ -38,7 +38,7 @@
 //!         state.set(1, 0);
 //!         0b11 // take the number 0, or leave it out
 //!     }
-//!     fn descend<S: Slab>(&self, state: &mut S, _depth: u32, choice: u32) -> Node<u32> {
+//!     fn descend<S: Slab>(&self, state: &mut S, _depth: u32, choice: u32, _rest: u32) -> Node<u32> {
 //!         let (sum, number) = (state.get(0), state.get(1));
 //!         let sum = sum + choice * number; // choice 1: take it
 //!         if number == self.n {
@@ -160,8 +160,17 @@ pub trait DepthFirst {
     fn max_depth(&self) -> u32;
     /// Writes the partial solution of `unit` into `state`; returns the choices at its root.
     fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> Self::Set;
-    /// Makes choice `choice` at `depth` (0: the unit's root) in `state`.
-    fn descend<S: Slab>(&self, state: &mut S, depth: u32, choice: u32) -> Node<Self::Set>;
+    /// Makes choice `choice` at `depth` (0: the unit's root) in `state`. `rest` is the
+    /// level's set after this choice (its choices not yet tried): most trees ignore it, but a
+    /// set type that carries more than the choices (a bitmap the next level is computed from,
+    /// as `examples/golomb` keeps) hands it on here without the tree storing it twice.
+    fn descend<S: Slab>(
+        &self,
+        state: &mut S,
+        depth: u32,
+        choice: u32,
+        rest: Self::Set,
+    ) -> Node<Self::Set>;
     /// Takes back the choice `choice` that [`descend`](Self::descend) made at `depth`
     /// (called only when it answered [`Node::Inner`]).
     fn undo<S: Slab>(&self, state: &mut S, depth: u32, choice: u32);
@@ -229,9 +238,10 @@ impl Walk {
             return None;
         }
         let choice = set.lowest();
-        set.without_lowest().store(slab, at);
+        let rest = set.without_lowest();
+        rest.store(slab, at);
         self.nodes += 1;
-        match tree.descend(slab, depth, choice) {
+        match tree.descend(slab, depth, choice, rest) {
             Node::Leaves(count) => self.found += count as u64,
             Node::Inner(children) => {
                 if T::UNDO {

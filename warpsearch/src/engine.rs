@@ -18,11 +18,15 @@
 //!     next: *const AtomicU32,    // zeroed: the work queue (kernels::atomic::WorkQueue)
 //!     cancel: *const AtomicU32,  // set by the host on Ctrl-C: stop taking units
 //!     results: *mut u64,         // count × RESULT_WORDS words, one slice per unit
+//!     bound: *const AtomicU64,   // Search::shared_bound(): the best so far (u64::MAX without)
 //! )
 //! ```
 //!
 //! A kernel claims unit indices from `next` (the engine reads it for progress), writes each
-//! unit's result, and stops taking units once `cancel` is set. `examples/costas/` is a whole
+//! unit's result, and stops taking units once `cancel` is set. A branch-and-bound search
+//! reads `bound` and lowers it (`atom.min`) when it finds better; the engine carries the
+//! lowest value between launches, GPUs and the CPU while they run ([`SharedBound`]). A kernel
+//! without a bound may leave the last argument out of its signature. `examples/costas/` is a whole
 //! search written this way, and `docs/tutorial-costas.md` builds it step by step.
 //!
 //! ## Two levels
@@ -132,6 +136,40 @@ impl Launch {
     }
 }
 
+/// The best value found so far by a branch-and-bound search (a shortest length, a lowest
+/// cost), shared by every unit of a run: on the CPU every thread reads and lowers this one
+/// word; each GPU gets a copy as its kernel's `bound` argument, and the engine, a few times a
+/// second while a launch runs and after it, lowers this word and every GPU's copy to the
+/// lowest of them. So a better solution found anywhere tightens the search everywhere within
+/// a fraction of a second.
+#[derive(Debug)]
+pub struct SharedBound(std::sync::atomic::AtomicU64);
+
+impl SharedBound {
+    /// A bound that starts at `value` (`u64::MAX`: none yet).
+    pub fn new(value: u64) -> SharedBound {
+        SharedBound(std::sync::atomic::AtomicU64::new(value))
+    }
+
+    /// The best value so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Lowers the bound to `value` if that is lower; true when it was.
+    pub fn lower(&self, value: u64) -> bool {
+        self.0
+            .fetch_min(value, std::sync::atomic::Ordering::Relaxed)
+            > value
+    }
+
+    /// The word itself, for a tree that reads and lowers it on the CPU as its kernel does on
+    /// the GPU (`kernels` code takes a `&AtomicU64`).
+    pub fn atomic(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.0
+    }
+}
+
 /// A search described once; see the module's documentation for the kernel's conventions.
 pub trait Search: Sync {
     /// What results add up to (per chunk, per shard, per run).
@@ -154,6 +192,18 @@ pub trait Search: Sync {
     fn run_unit(&self, unit: &[u64], result: &mut [u64]);
     /// The counts of some units from their results (`RESULT_WORDS` words each).
     fn partial(&self, results: &[u64]) -> Self::Partial;
+    /// [`partial`](Self::partial) when the units themselves are needed to read the results
+    /// (`units`: `UNIT_WORDS` words each, in the order of `results`), e.g. to rebuild the
+    /// solution a unit reported only by its value. The engine calls this one; by default it
+    /// is `partial(results)`.
+    fn partial_of(&self, units: &[u64], results: &[u64]) -> Self::Partial {
+        let _ = units;
+        self.partial(results)
+    }
+    /// The bound of a branch-and-bound search ([`SharedBound`]), when it has one.
+    fn shared_bound(&self) -> Option<&SharedBound> {
+        None
+    }
     /// The GPU kernel, when this build has one.
     fn kernel(&self) -> Option<Kernel>;
     /// How the kernel is launched ([`Launch::default`]: 128 threads a block, no shared
@@ -232,6 +282,7 @@ pub fn run<S: Search>(
                         search.launch(),
                         &search.params(),
                         &words,
+                        search.shared_bound(),
                         control,
                     )
                     .map_err(|e| crate::shard::on_device(gpus, device, e))?
@@ -244,7 +295,11 @@ pub fn run<S: Search>(
             let mut offset = 0;
             for (&chunk, range) in batch.iter().zip(&ranges) {
                 let words = range.len() * S::RESULT_WORDS;
-                report(chunk, search.partial(&results[offset..offset + words]))?;
+                let chunk_units = &units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+                report(
+                    chunk,
+                    search.partial_of(chunk_units, &results[offset..offset + words]),
+                )?;
                 offset += words;
             }
         }
@@ -279,13 +334,15 @@ fn run_cpu<S: Search>(
 }
 
 /// The units `words` in one launch of `kernel` on `device` (the calling convention of the
-/// module's documentation), with Ctrl-C; their results in order.
+/// module's documentation), with Ctrl-C and the shared bound kept in step; their results in
+/// order.
 fn run_gpu<S: Search>(
     device: &GpuDevice,
     kernel: Kernel,
     shape: Launch,
     params: &[u64],
     words: &[u64],
+    bound: Option<&SharedBound>,
     control: &RunControl,
 ) -> Result<Vec<u64>> {
     let count = words.len() / S::UNIT_WORDS;
@@ -314,6 +371,10 @@ fn run_gpu<S: Search>(
         "allocating results",
         stream.alloc_zeros::<u64>(count.max(1) * S::RESULT_WORDS),
     )?;
+    let device_bound = step(
+        "copying the bound",
+        stream.clone_htod(&[bound.map_or(u64::MAX, SharedBound::get)]),
+    )?;
     device.synchronize()?;
     let next = control_words.slice(0..1);
     let cancel = control_words.slice(1..2);
@@ -324,7 +385,8 @@ fn run_gpu<S: Search>(
         .arg(&count32)
         .arg(&next)
         .arg(&cancel)
-        .arg(&results);
+        .arg(&results)
+        .arg(&device_bound);
     // SAFETY: the engine's calling convention (module documentation), which `Search`
     // implementors promise their kernel follows: the parameters, `count` units of
     // `UNIT_WORDS` words, a zeroed queue counter and stop word, `count × RESULT_WORDS` result
@@ -333,9 +395,28 @@ fn run_gpu<S: Search>(
         launch.launch(launch_config(blocks, shape.block, shared))
     })?;
     let progress = control.progress_bar(count as u64, kernel.name);
-    let watched = device.watch(&control_words, count as u64, &progress, control);
+    // Keep the GPU's copy of the bound and the run's in step: each takes the lower.
+    let exchange = |bound: &SharedBound| -> Result<()> {
+        let mut seen = [u64::MAX];
+        device.peek(&device_bound, &mut seen)?;
+        bound.lower(seen[0]);
+        let best = bound.get();
+        if best < seen[0] {
+            device.poke(&device_bound, 0, &[best])?;
+        }
+        Ok(())
+    };
+    let watched = device.watch_with(&control_words, control, &mut |claimed| {
+        progress.set(claimed.min(count as u64));
+        bound.map_or(Ok(()), exchange)
+    });
     progress.finish();
     watched?;
+    if let Some(bound) = bound {
+        let mut seen = [u64::MAX];
+        device.peek(&device_bound, &mut seen)?;
+        bound.lower(seen[0]);
+    }
     let results = step("reading results", stream.clone_dtoh(&results))?;
     device.synchronize()?;
     Ok(results[..count * S::RESULT_WORDS].to_vec())

@@ -225,9 +225,10 @@ fn test() -> Result {
 /// its CLI's `--json` for order 12.
 /// The examples, each its own workspace built as a user would: (folder, the prefix of its
 /// build variables, a size to run, the JSON field and value it must print).
-const EXAMPLES: [(&str, &str, &str, &str, u64); 2] = [
+const EXAMPLES: [(&str, &str, &str, &str, u64); 3] = [
     ("costas", "COSTAS", "12", "count", 7852),
     ("nqueens-simple", "QUEENS", "12", "count", 14200),
+    ("golomb", "GOLOMB", "12", "length", 85),
 ];
 
 fn example_test() -> Result {

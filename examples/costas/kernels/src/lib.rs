@@ -291,7 +291,7 @@ impl<const WIDE: bool> DepthFirst for CostasTree<WIDE> {
     }
 
     #[inline(always)]
-    fn descend<S: Slab>(&self, state: &mut S, _depth: u32, column: u32) -> Node<u32> {
+    fn descend<S: Slab>(&self, state: &mut S, _depth: u32, column: u32, _rest: u32) -> Node<u32> {
         let rows = state.get(Self::ROWS);
         if rows + 1 == self.n {
             return Node::Leaves(1);

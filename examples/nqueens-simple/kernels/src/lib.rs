@@ -62,7 +62,7 @@ impl DepthFirst for Queens {
     }
 
     #[inline(always)]
-    fn descend<S: Slab>(&self, state: &mut S, depth: u32, column: u32) -> Node<u32> {
+    fn descend<S: Slab>(&self, state: &mut S, depth: u32, column: u32, _rest: u32) -> Node<u32> {
         let at = 1 + 3 * depth;
         let queen = 1 << column;
         let columns = state.get(at) | queen;
