@@ -280,15 +280,17 @@ pub const SMALLEST: u32 = 6;
 /// fewer: a branch-free binary search with five population counts (`POPC`).
 #[inline(always)]
 pub fn nth_bit(x: u32, n: u32) -> u32 {
-    let (mut x, mut n, mut position) = (x, n, 0);
     let enough = x.count_ones() >= n;
-    for width in [16, 8, 4, 2, 1] {
+    // Each step keeps the half that holds the bit (the upper one when the lower has fewer
+    // than n), written out five times so that every width is a constant.
+    let step = |(x, n, position): (u32, u32, u32), width: u32| {
         let low = (x & ((1 << width) - 1)).count_ones();
-        let skip = low < n;
-        n -= if skip { low } else { 0 };
-        x = if skip { x >> width } else { x };
-        position += if skip { width } else { 0 };
-    }
+        match low < n {
+            true => (x >> width, n - low, position + width),
+            false => (x, n, position),
+        }
+    };
+    let (_, n, position) = step(step(step(step(step((x, n, 0), 16), 8), 4), 2), 1);
     if n == 0 {
         0
     } else if enough {
