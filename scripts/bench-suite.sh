@@ -236,7 +236,7 @@ golomb)
     for m in ${GOLOMB_CPU:-12 13}; do
         run "golomb $m, every CPU core" 300 "$here/golomb" "$m" --backend cpu || exit 1
     done
-    for m in ${BIG:-17}; do
+    for m in ${BIG-17}; do
         run "golomb $m, GPU" "${GOLOMB_LIMIT:-300}" "$here/golomb" "$m" --backend gpu
     done
     ;;

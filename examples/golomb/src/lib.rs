@@ -152,15 +152,13 @@ pub fn is_golomb(marks: &[u32]) -> bool {
 }
 
 /// The independent solver: the first ruler of `marks` marks (in the order of their marks)
-/// that extends `start` and is at most `longest` long, with its first gap shorter than its
-/// last; plain recursion over positions with a table of differences, no bitmaps, no bound
-/// beyond `longest`.
+/// that extends `start` and is at most `longest` long; plain recursion over positions with a
+/// table of differences, no bitmaps, no symmetry, no bound beyond `longest`.
 pub fn first_ruler(marks: u32, start: &[u32], longest: u32) -> Option<Vec<u32>> {
     /// `seen[d]`: some two marks of `ruler` are `d` apart.
     fn extend(marks: u32, ruler: &mut Vec<u32>, seen: &mut [bool], longest: u32) -> bool {
         if ruler.len() as u32 == marks {
-            let n = ruler.len();
-            return n < 3 || ruler[1] < ruler[n - 1] - ruler[n - 2];
+            return true;
         }
         let last = *ruler.last().unwrap_or(&0);
         let room = OPTIMAL[(marks - ruler.len() as u32) as usize];

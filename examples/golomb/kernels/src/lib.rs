@@ -19,7 +19,8 @@
 //! every GPU shares ([`Ruler::best`]). The next mark must leave room for the marks after it,
 //! which form a Golomb ruler themselves and so span at least the optimal length of their
 //! count ([`OPTIMAL`], OEIS A003022, for fewer marks than the ruler searched). A ruler and its
-//! mirror image are the same: only rulers whose first gap is shorter than their last count.
+//! mirror image are the same: only the one whose middle lies in the left half is searched,
+//! which prunes half of the tree from the middle mark down.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 
@@ -236,8 +237,30 @@ impl<const W: usize> Ruler<'_, W> {
     const POSITION: u32 = 2 * W as u32;
     const FIRST: u32 = 2 * W as u32 + 1;
     const BOUND: u32 = 2 * W as u32 + 2;
+    const MIDDLE: u32 = 2 * W as u32 + 3;
     /// Slab words of the state.
-    pub const STATE_WORDS: u32 = 2 * W as u32 + 3;
+    pub const STATE_WORDS: u32 = 2 * W as u32 + 4;
+
+    /// The mark that decides which of a mirror pair is searched: the middle one, or the upper
+    /// of the two middle ones.
+    #[inline(always)]
+    fn middle(&self) -> u32 {
+        self.marks / 2
+    }
+
+    /// Twice the ruler's middle, `2·a_c` or `a_(c−1) + a_c` for the middle mark `c` at
+    /// `position` after the mark at `before`. A ruler's mirror image has `2·L − key`: of
+    /// each pair only the one with `key < L` is searched (with `key = L`, the one whose first
+    /// gap is the shorter), so a node whose key reaches the bound is pruned halfway down.
+    #[inline(always)]
+    fn key(&self, before: u32, position: u32) -> u32 {
+        position
+            + if self.marks % 2 == 1 {
+                position
+            } else {
+                before
+            }
+    }
 
     #[inline(always)]
     fn read_best(&self) -> u32 {
@@ -330,35 +353,48 @@ impl<const W: usize> DepthFirst for Ruler<'_, W> {
         let mut used = Bits::<W>::EMPTY;
         let mut taken = Bits::<W>::only(0);
         let mut position = 0;
+        let mut key = 0;
         for i in 0..self.prefix {
             let s = gap(unit[0], i);
             let new = behind.up(s);
             used = used.or(new);
             behind = new.with(0);
             taken = used.or(taken.down(s)).with(0);
+            if i + 1 == self.middle() {
+                key = self.key(position, position + s);
+            }
             position += s;
         }
         behind.store(state, Self::BEHIND);
         used.store(state, Self::USED);
         state.set(Self::POSITION, position);
         state.set(Self::FIRST, gap(unit[0], 0));
+        state.set(Self::MIDDLE, key);
         let bound = self.read_best();
         state.set(Self::BOUND, bound);
+        let limit = self.limit(bound, self.prefix, position, used);
         Gaps {
             taken,
-            limit: self.limit(bound, self.prefix, position, used),
+            limit: if key < bound { limit } else { 0 },
         }
     }
 
     #[inline(always)]
     fn descend<S: Slab>(&self, state: &mut S, depth: u32, s: u32, rest: Gaps<W>) -> Node<Gaps<W>> {
         let mark = self.prefix + depth + 1;
-        let position = state.get(Self::POSITION) + s;
+        let before = state.get(Self::POSITION);
+        let position = before + s;
+        let key = if mark == self.middle() {
+            self.key(before, position)
+        } else {
+            state.get(Self::MIDDLE)
+        };
         if mark == self.marks - 1 {
             // The last mark: a ruler shorter than the bound (the limit saw to that, with the
-            // bound this lane knew). Count it when it is the first of its mirror pair and
-            // still the shortest anywhere.
-            if self.marks >= 3 && s <= state.get(Self::FIRST) {
+            // bound this lane knew). Count it when it is the one of its mirror pair searched
+            // and still the shortest anywhere.
+            let tie = key == position && (self.marks < 3 || s > state.get(Self::FIRST));
+            if !(key < position || tie) {
                 return Node::Leaves(0);
             }
             let before = self.best.fetch_min(position as u64, Ordering::Relaxed);
@@ -376,7 +412,7 @@ impl<const W: usize> DepthFirst for Ruler<'_, W> {
             state.get(Self::BOUND)
         };
         let limit = self.limit(bound, mark, position, used);
-        if taken.lowest_free() > limit {
+        if taken.lowest_free() > limit || key >= bound {
             return Node::Leaves(0);
         }
         new.with(0).store(state, Self::BEHIND);
@@ -384,6 +420,9 @@ impl<const W: usize> DepthFirst for Ruler<'_, W> {
         state.set(Self::POSITION, position);
         if mark == 1 {
             state.set(Self::FIRST, s);
+        }
+        if mark == self.middle() {
+            state.set(Self::MIDDLE, key);
         }
         Node::Inner(Gaps { taken, limit })
     }
