@@ -90,6 +90,11 @@ impl Golomb {
         Golomb::new(marks, known(marks).map_or(WIDTH, |k| k + 1))
     }
 
+    /// The lowest bound the run reached: the length of the shortest ruler any unit found.
+    pub fn reached(&self) -> u64 {
+        self.bound.get()
+    }
+
     /// The bound the search started from: it proves that no ruler shorter than this exists
     /// when it finds none.
     pub fn start(&self) -> u32 {
@@ -292,6 +297,74 @@ mod tests {
             assert!(is_golomb(&shortest.marks), "{:?}", shortest.marks);
             assert_eq!(shortest.marks.len() as u32, marks);
             assert_eq!(*shortest.marks.last().unwrap(), shortest.length);
+        }
+    }
+
+    #[test]
+    fn a_bound_tight_from_the_start_still_finds_the_optimum() {
+        // As on a GPU, where thousands of lanes tighten the bound before the unit that holds
+        // the optimum is walked.
+        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        for marks in 3..=12 {
+            let search = Golomb::first(marks);
+            let optimal = known(marks).unwrap();
+            search.bound.lower(optimal as u64 + 1);
+            let result = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None);
+            let shortest = result.unwrap().counts;
+            assert_eq!(shortest.length, optimal, "{marks} marks");
+            assert!(is_golomb(&shortest.marks));
+        }
+    }
+
+    /// A slab that stands for the other lanes of a GPU: while the walk runs, they keep
+    /// lowering the shared bound (one step every `every` stores, down to `floor`).
+    struct Racing<'a> {
+        words: [u32; golomb_kernels::SLAB_WORDS],
+        best: &'a std::sync::atomic::AtomicU64,
+        floor: u64,
+        every: u32,
+        stores: u32,
+    }
+
+    impl warpsearch::kernels::slab::Slab for Racing<'_> {
+        fn get(&self, index: u32) -> u32 {
+            self.words[index as usize]
+        }
+        fn set(&mut self, index: u32, value: u32) {
+            self.words[index as usize] = value;
+            self.stores += 1;
+            if self.stores % self.every == 0
+                && self.best.load(std::sync::atomic::Ordering::Relaxed) > self.floor
+            {
+                self.best.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[test]
+    fn a_bound_that_other_lanes_lower_during_the_walk_still_leads_to_the_optimum() {
+        for marks in 10..=12 {
+            let search = Golomb::first(marks);
+            let floor = known(marks).unwrap() as u64 + 1;
+            for every in [5, 50] {
+                let best = std::sync::atomic::AtomicU64::new(search.start as u64);
+                let mut slab = Racing {
+                    words: [0; golomb_kernels::SLAB_WORDS],
+                    best: &best,
+                    floor,
+                    every,
+                    stores: 0,
+                };
+                let tree = golomb_kernels::Ruler::<4> {
+                    marks,
+                    prefix: search.prefix,
+                    best: &best,
+                };
+                for unit in search.units() {
+                    warpsearch::kernels::dfs::walk_unit(&tree, &[unit], &mut slab);
+                }
+                assert_eq!(best.into_inner(), floor - 1, "{marks} marks, every {every}");
+            }
         }
     }
 
