@@ -333,7 +333,7 @@ mod tests {
         fn set(&mut self, index: u32, value: u32) {
             self.words[index as usize] = value;
             self.stores += 1;
-            if self.stores % self.every == 0
+            if self.stores.is_multiple_of(self.every)
                 && self.best.load(std::sync::atomic::Ordering::Relaxed) > self.floor
             {
                 self.best.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
