@@ -9,7 +9,7 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
-//! cargo xtask kit-test        examples/nqueens-simple (built on warpsearch::kit): shards merged, a SIGINT-stopped count resumed
+//! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch::kit): shards merged, a SIGINT-stopped count resumed
 //! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
 //! ```
 //!
@@ -280,11 +280,67 @@ fn example_test() -> Result {
     kit_test()
 }
 
-/// A search binary built on `warpsearch::kit` (examples/nqueens-simple, its own workspace that
-/// names warpsearch by path, as a user's crate would): three shards merged by `warpsearch
-/// merge`, and a count stopped by SIGINT and resumed from its checkpoint.
+/// examples/nqueens-simple copied out of the repository, as a user's own crate that names a
+/// clone of warpsearch by path: its kernel crate, its build script and a `main` of at most
+/// 60 lines on `warpsearch::kit`. Built in its own target folder; returns the binary.
+fn downstream_crate() -> Result<PathBuf> {
+    let example = root().join("examples/nqueens-simple");
+    let crate_dir = env::temp_dir().join("warpsearch-downstream/nqueens-simple");
+    let _ = fs::remove_dir_all(&crate_dir);
+    let clone = root();
+    let clone = clone.to_str().ok_or("the repository's path is not UTF-8")?;
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "src/main.rs",
+        "src/lib.rs",
+        "kernels/Cargo.toml",
+        "kernels/rust-toolchain.toml",
+        "kernels/src/lib.rs",
+    ] {
+        let text = fs::read_to_string(example.join(file)).map_err(|e| format!("{file}: {e}"))?;
+        // The paths that named the enclosing repository now name the clone.
+        let text = text
+            .replace("\"../../../kernels\"", &format!("\"{clone}/kernels\""))
+            .replace("\"../../warpsearch\"", &format!("\"{clone}/warpsearch\""))
+            .replace("\"../../builder\"", &format!("\"{clone}/builder\""));
+        let to = crate_dir.join(file);
+        fs::create_dir_all(to.parent().ok_or("a file without a folder")?)
+            .map_err(|e| e.to_string())?;
+        fs::write(&to, text).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    let main_lines = fs::read_to_string(crate_dir.join("src/main.rs"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .count();
+    if main_lines > 60 {
+        return Err(format!(
+            "the downstream crate's main.rs has {main_lines} lines; the kit should keep it to 60"
+        ));
+    }
+    let target = target_dir().join("downstream");
+    let mut build = cargo();
+    build
+        .current_dir(&crate_dir)
+        .args(["build", "--release"])
+        .env("CARGO_TARGET_DIR", &target)
+        .env("QUEENS_REQUIRE_PTX", "1");
+    status(
+        &mut build,
+        &format!(
+            "building a crate outside the repository ({}, main.rs {main_lines} lines)",
+            crate_dir.display()
+        ),
+    )?;
+    Ok(target.join("release/nqueens-simple"))
+}
+
+/// A search binary built on `warpsearch::kit` by a crate outside the repository
+/// ([`downstream_crate`]): three shards merged by `warpsearch merge`, and a count stopped by
+/// SIGINT and resumed from its checkpoint.
 fn kit_test() -> Result {
-    let example = root().join("examples/nqueens-simple/target/release/nqueens-simple");
+    let example = downstream_crate()?;
     let merge_binary = build_release(true)?;
     let dir = target_dir().join("kit-test");
     let _ = fs::remove_dir_all(&dir);

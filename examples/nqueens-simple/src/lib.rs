@@ -1,0 +1,158 @@
+//! The textbook bitmap N-Queens count as a search of warpsearch's engine: the work list (every
+//! placement of the first rows), the kernel, and how results add up. `src/main.rs` is the
+//! command line around it.
+
+use nqueens_simple_kernels::{Queens, encode};
+use warpsearch::engine::{Kernel, Launch, Partial, Search};
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/queens.ptx"));
+const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/queens.ptx.native.rs"));
+
+/// Solutions of n = 1..=27 (OEIS A000170).
+pub const KNOWN: [u64; 27] = [
+    1,
+    0,
+    0,
+    2,
+    10,
+    4,
+    40,
+    92,
+    352,
+    724,
+    2680,
+    14200,
+    73712,
+    365596,
+    2279184,
+    14772512,
+    95815104,
+    666090624,
+    4968057848,
+    39029188884,
+    314666222712,
+    2691008701644,
+    24233937684440,
+    227514171973736,
+    2207893435808352,
+    22317699616364044,
+    234907967154122528,
+];
+
+/// Counts and nodes of some units.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Counts {
+    /// Solutions.
+    pub solutions: u64,
+    /// Queens placed.
+    pub nodes: u64,
+}
+
+impl Partial for Counts {
+    fn add(&mut self, other: &Self) {
+        self.solutions += other.solutions;
+        self.nodes += other.nodes;
+    }
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// The work list: every placement of the first `split` rows, enough for ≈ 2^18 units.
+pub struct Simple(Queens);
+
+impl Simple {
+    /// The count for an n × n board.
+    pub fn new(n: u32) -> Simple {
+        let split = (1..n.saturating_sub(1)).find(|&k| count_prefixes(n, k) >= 1 << 18);
+        Simple(Queens {
+            n,
+            split: split.unwrap_or(n.saturating_sub(2)),
+        })
+    }
+}
+
+fn prefixes(n: u32, left_rows: u32, masks: [u32; 3], row: u32, out: &mut dyn FnMut([u64; 2])) {
+    let [columns, left, right] = masks;
+    if left_rows == 0 {
+        return out(encode(row, columns, left, right));
+    }
+    let mut free = (u32::MAX >> (32 - n)) & !(columns | left | right);
+    while free != 0 {
+        let queen = free & free.wrapping_neg();
+        free ^= queen;
+        let next = [columns | queen, (left | queen) << 1, (right | queen) >> 1];
+        prefixes(n, left_rows - 1, next, row + 1, out);
+    }
+}
+
+fn count_prefixes(n: u32, rows: u32) -> u64 {
+    let mut count = 0;
+    prefixes(n, rows, [0; 3], 0, &mut |_| count += 1);
+    count
+}
+
+impl Search for Simple {
+    type Partial = Counts;
+    const UNIT_WORDS: usize = 2;
+    const RESULT_WORDS: usize = 2;
+    fn problem(&self) -> &str {
+        "nqueens-simple"
+    }
+    fn size(&self) -> u32 {
+        self.0.n
+    }
+    fn units(&self) -> Vec<u64> {
+        let mut units = Vec::new();
+        prefixes(self.0.n, self.0.split, [0; 3], 0, &mut |u| units.extend(u));
+        units
+    }
+    fn params(&self) -> Vec<u64> {
+        vec![self.0.n as u64, self.0.split as u64]
+    }
+    fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+        let mut slab = [0u32; 256];
+        let walked = warpsearch::kernels::dfs::walk_unit_with_nodes(&self.0, unit, &mut slab);
+        result.copy_from_slice(&[walked.found, walked.nodes]);
+    }
+    fn partial(&self, results: &[u64]) -> Counts {
+        let pairs = results.chunks(2);
+        let (solutions, nodes) = pairs.fold((0, 0), |(s, n), r| (s + r[0], n + r[1] + r[0]));
+        Counts { solutions, nodes }
+    }
+    fn kernel(&self) -> Option<Kernel> {
+        Some(Kernel {
+            ptx: PTX,
+            native: NATIVE,
+            name: "nqueens_simple",
+        })
+    }
+    fn launch(&self) -> Launch {
+        Launch::skeleton(warpsearch::kernels::dfs::slab_words(&self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpsearch::{RunControl, backend, engine, shard::Shard};
+
+    #[test]
+    fn boards_4_to_12_match_oeis_on_the_cpu() {
+        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        for n in 4..=12 {
+            let r = engine::run(
+                &Simple::new(n),
+                &cpu,
+                &RunControl::quiet(),
+                Shard::WHOLE,
+                None,
+            );
+            assert_eq!(
+                r.unwrap().counts.solutions,
+                KNOWN[n as usize - 1],
+                "n = {n}"
+            );
+        }
+    }
+}
