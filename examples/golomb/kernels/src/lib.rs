@@ -218,9 +218,10 @@ impl<const W: usize> Candidates for Gaps<W> {
 /// The search for a ruler of `marks` marks shorter than `best`, below units of `prefix` gaps
 /// placed by the host.
 ///
-/// Slab words: `behind` (7), `used` (7), the last mark's position, the first gap, and the
+/// Slab words: `behind` (`W`), `used` (`W`), the last mark's position, the first gap, the
 /// bound as this lane last read it (the shared word is read when a unit starts, at each child
-/// of a unit's root and after each ruler found; a stale value only prunes less).
+/// of a unit's root and after each ruler found; a stale value only prunes less), and the
+/// middle key once the middle mark is placed.
 pub struct Ruler<'a, const W: usize> {
     /// Marks of the ruler, 2..=[`MAX_MARKS`].
     pub marks: u32,
