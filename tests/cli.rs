@@ -861,3 +861,59 @@ fn no3line_shards_merge_to_the_known_classes() {
     assert_eq!(output.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A full disk under `--result` (`/dev/full`: every write fails with "No space left on
+/// device"): the counts are printed, text and JSON, and the exit status says the file is
+/// missing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_under_result_costs_the_file_never_the_counts() {
+    for json in [false, true] {
+        let mut args = vec!["nqueens", "10", "--backend", "cpu", "--result", "/dev/full"];
+        if json {
+            args.push("--json");
+        }
+        let output = warpsearch(&args);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("No space left on device"),
+            "{}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        if json {
+            let first: serde_json::Value =
+                serde_json::from_str(text.lines().next().unwrap_or("")).unwrap();
+            assert_eq!(first["total"], 724, "{text}");
+        } else {
+            assert!(text.contains("724"), "{text}");
+        }
+    }
+}
+
+/// A checkpoint that cannot be saved (its folder is a file, as a stand-in for a full disk):
+/// one warning, and the count goes on to its end.
+#[test]
+fn a_checkpoint_that_cannot_be_saved_warns_once_and_the_count_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, "a file where the checkpoint's folder should be").unwrap();
+    let checkpoint = blocker.join("ck.json");
+    let output = warpsearch(&[
+        "nqueens",
+        "13",
+        "--backend",
+        "cpu",
+        "--json",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--checkpoint-every",
+        "0",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(json(&output)["total"], 73712);
+    let warnings = stderr(&output)
+        .matches("could not save the checkpoint (")
+        .count();
+    assert_eq!(warnings, 1, "{}", stderr(&output));
+}

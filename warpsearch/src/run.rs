@@ -117,6 +117,19 @@ impl Progress {
         }
     }
 
+    /// Prints a line on stderr, above the bar when it is drawn.
+    pub fn note(&self, text: &str) {
+        use std::io::Write;
+        // A closed stderr must not stop the run.
+        let print = || {
+            let _ = writeln!(std::io::stderr(), "{text}");
+        };
+        match &self.bar {
+            Some(bar) if self.shown.load(Ordering::Relaxed) => bar.suspend(print),
+            _ => print(),
+        }
+    }
+
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {

@@ -517,6 +517,8 @@ struct Ledger<P> {
     owner: Vec<Option<usize>>,
     shares: Vec<DeviceShare>,
     failure: Option<Error>,
+    /// A checkpoint save has failed (the warning is printed once; later saves are tried).
+    save_failed: bool,
 }
 
 /// Runs the chunks of `shard` that `checkpoint` does not list as done and returns the shard's
@@ -596,6 +598,7 @@ pub fn run_chunks<P: Partial + Send>(
             })
             .collect(),
         failure: None,
+        save_failed: false,
     });
     let lock = || {
         ledger
@@ -639,7 +642,15 @@ pub fn run_chunks<P: Partial + Send>(
             ledger.state.done.insert(chunk);
             progress.advance(1);
             if checkpoint.is_some_and(|file| ledger.last_save.elapsed() >= file.every) {
-                save(&mut ledger.state)?;
+                // A failed save (a full disk) must not stop a long count: warn once, go on,
+                // and try again at the next interval.
+                if let Err(error) = save(&mut ledger.state)
+                    && !std::mem::replace(&mut ledger.save_failed, true)
+                {
+                    progress.note(&format!(
+                        "warning: could not save the checkpoint ({error}); the count goes on, and the save is tried again every interval"
+                    ));
+                }
                 ledger.last_save = Instant::now();
             }
             Ok(())
@@ -696,7 +707,13 @@ pub fn run_chunks<P: Partial + Send>(
     let mut ledger = ledger
         .into_inner()
         .map_err(|_| Error::Verification("a worker thread panicked".into()))?;
-    save(&mut ledger.state)?;
+    if let Err(error) = save(&mut ledger.state) {
+        // A finished count is still returned (and printed by the caller); a stopped one can
+        // resume only from the last save that worked.
+        progress.note(&format!(
+            "warning: could not save the checkpoint at the end of the run ({error}); a resumed run starts from the last save that worked"
+        ));
+    }
     joined.into_iter().collect::<Result<()>>()?;
     if let Some(failure) = ledger.failure {
         return Err(failure);

@@ -21,13 +21,17 @@ pub(crate) fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> R
             .counts
             .counts(args.n, selected.backend.kind(), result.seconds);
         counts.devices = result.per_device;
-        return print_no3line_counts(&counts, args.common.json);
+        let code = print_no3line_counts(&counts, args.common.json)?;
+        plan.write_result(&value)?;
+        return Ok(code);
     }
-    plan.report(
+    let code = plan.report(
         &format!("no-three-in-line n={}", args.n),
         &value,
         args.common.json,
-    )
+    )?;
+    plan.write_result(&value)?;
+    Ok(code)
 }
 
 pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {

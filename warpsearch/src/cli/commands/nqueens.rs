@@ -95,9 +95,13 @@ pub(crate) fn run_nqueens_shard(args: NqueensArgs, cancel: Arc<AtomicBool>) -> R
             .counts
             .counts(args.n, selected.backend.kind(), result.seconds);
         counts.devices = result.per_device;
-        return print_nqueens_counts(&counts, args.common.json);
+        let code = print_nqueens_counts(&counts, args.common.json)?;
+        plan.write_result(&value)?;
+        return Ok(code);
     }
-    plan.report(&format!("{}-queens", args.n), &value, args.common.json)
+    let code = plan.report(&format!("{}-queens", args.n), &value, args.common.json)?;
+    plan.write_result(&value)?;
+    Ok(code)
 }
 
 pub(crate) fn run_find_one(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {

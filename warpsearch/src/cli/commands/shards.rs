@@ -29,7 +29,8 @@ impl SplitPlan {
         })
     }
 
-    /// Says how to resume an interrupted run; writes the result file of a finished one.
+    /// Says how to resume an interrupted run; the result of a finished one as JSON (write it
+    /// with [`SplitPlan::write_result`] once the counts are printed).
     pub(crate) fn finish<P: serde::Serialize>(
         &mut self,
         outcome: Result<warpsearch::shard::ShardResult<P>, Error>,
@@ -43,11 +44,17 @@ impl SplitPlan {
         };
         let value =
             serde_json::to_value(&result).map_err(|e| Error::Verification(e.to_string()))?;
+        Ok((result, value))
+    }
+
+    /// Writes the result file, after the counts are printed: a full disk then costs the
+    /// file (an error, exit status 1), never the counts; the checkpoint stays.
+    pub(crate) fn write_result(&mut self, value: &serde_json::Value) -> Result<(), Error> {
         if let Some(mut file) = self.result.take() {
             file.line(format_args!("{value:#}"))?;
             file.commit()?;
         }
-        Ok((result, value))
+        Ok(())
     }
 
     /// The line for a proper shard (a whole run prints its answer instead).
