@@ -93,6 +93,12 @@ pub struct RunArgs {
     /// One JSON object on stdout instead of text (and no progress bar).
     #[arg(long)]
     pub json: bool,
+    /// Instead of searching, add up the result files of this search's shards (each written
+    /// with --shard K/M --result FILE, every shard once) by the search's own rule, and print
+    /// the answer. `warpsearch merge` adds numbers up field by field, which is right for
+    /// counts; a search whose results combine otherwise (the shorter of two rulers) merges here.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["shard", "checkpoint", "result"])]
+    pub merge: Vec<PathBuf>,
 }
 
 /// What a finished whole run prints: your search's answer.
@@ -146,6 +152,29 @@ fn try_run<S: Search>(
     args: &RunArgs,
     answer: impl FnOnce(&S::Partial, f64) -> Answer,
 ) -> Result<ExitCode, Error> {
+    if !args.merge.is_empty() {
+        let (partition, counts, seconds, _) = crate::shard::merge::<S::Partial>(&args.merge)?;
+        if partition.problem != search.problem() || partition.n != search.size() {
+            return Err(Error::InvalidArgument(format!(
+                "{}: shards of {} {}, not of {} {}",
+                args.merge[0].display(),
+                partition.problem,
+                partition.n,
+                search.problem(),
+                search.size()
+            )));
+        }
+        let Answer { json, text, ok } = answer(&counts, seconds);
+        match args.json {
+            true => println!("{json}"),
+            false => println!("{text}"),
+        }
+        return Ok(if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     let shard = match &args.shard {
         Some(text) => Shard::parse(text)?,
         None => Shard::WHOLE,

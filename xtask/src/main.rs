@@ -381,6 +381,20 @@ fn kit_test() -> Result {
         "xtask: nqueens-simple 13 in 3 shards, merged: {}",
         text.trim()
     );
+    // The same shards merged by the search's own binary (`--merge`, the kit's rule).
+    let output = Command::new(&example)
+        .args(["13", "--json", "--merge"])
+        .args(&files)
+        .output()
+        .map_err(|e| format!("nqueens-simple --merge: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("nqueens-simple --merge printed {text:?}: {e}"))?;
+    if !output.status.success() || value["count"] != 73712 {
+        return Err(format!(
+            "nqueens-simple 13 --merge: expected 73712, got {text}"
+        ));
+    }
     let checkpoint = dir.join("checkpoint.json");
     let start = || {
         let mut command = Command::new(&example);

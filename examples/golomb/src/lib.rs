@@ -369,6 +369,27 @@ mod tests {
     }
 
     #[test]
+    fn shards_merge_to_the_shortest_ruler() {
+        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let dir = std::env::temp_dir().join(format!("golomb-shards-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: Vec<_> = (1..=3)
+            .map(|k| {
+                let shard = Shard::new(k, 3).unwrap();
+                let search = Golomb::first(10);
+                let result = engine::run(&search, &cpu, &RunControl::quiet(), shard, None);
+                let file = dir.join(format!("{k}.json"));
+                warpsearch::shard::write_json_atomically(&file, &result.unwrap()).unwrap();
+                file
+            })
+            .collect();
+        let (_, shortest, _, _) = warpsearch::shard::merge::<Shortest>(&files).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(shortest.length, 55);
+        assert!(is_golomb(&shortest.marks));
+    }
+
+    #[test]
     fn the_independent_solver_finds_the_optimal_lengths_and_nothing_shorter() {
         for marks in 3..=9 {
             let optimal = known(marks).unwrap();
