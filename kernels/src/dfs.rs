@@ -58,6 +58,11 @@
 //! // {1, 4}, {2, 3}, {0, 1, 4}, {0, 2, 3} of {0..4} sum to 5.
 //! let mut slab = [0u32; 32];
 //! assert_eq!(walk_unit(&Sums { n: 4, target: 5 }, &[0], &mut slab), 4);
+//!
+//! // A probe of a tree this even (two choices at each of five levels) is exact: 2 + 4 + … + 32.
+//! let mut always_first = |_children: u32| 0;
+//! let nodes = kernels::dfs::probe(&Sums { n: 4, target: 5 }, &[0], &mut slab, &mut always_first);
+//! assert_eq!(nodes, 62.0);
 //! ```
 
 use crate::slab::Slab;
@@ -76,6 +81,24 @@ pub trait Candidates: Copy {
     fn store<S: Slab>(self, slab: &mut S, at: u32);
     /// The set stored at `at`.
     fn load<S: Slab>(slab: &S, at: u32) -> Self;
+    /// The number of choices (by default by taking them off one by one; for estimates, not
+    /// for the walk).
+    fn count(self) -> u32 {
+        let (mut set, mut count) = (self, 0);
+        while !set.is_empty() {
+            set = set.without_lowest();
+            count += 1;
+        }
+        count
+    }
+    /// The set without its `n` lowest choices.
+    fn skip(self, n: u32) -> Self {
+        let mut set = self;
+        for _ in 0..n {
+            set = set.without_lowest();
+        }
+        set
+    }
 }
 
 /// Up to 32 choices. GPU: `lowest` is `brev` + `bfind` (or `FLO`), `without_lowest` one `LOP3`
@@ -308,6 +331,40 @@ pub fn walk_unit_with_nodes<T: DepthFirst, S: Slab>(
                 found,
                 nodes: walk.nodes,
             };
+        }
+    }
+}
+
+/// Knuth's estimate of the nodes a walk of `unit` visits (one a [`DepthFirst::descend`]),
+/// from one random path: at each node on the path, `pick(k)` (a number below `k`, uniformly at
+/// random) chooses one of its `k` children, and the node adds `k` times the product of the
+/// branching above it. The mean of many such probes is the tree's node count (the estimate
+/// is unbiased; its spread is the tree's unevenness). The walk's own steps on one path: no
+/// `undo`, since the state is written afresh by `start` at the next probe.
+pub fn probe<T: DepthFirst, S: Slab>(
+    tree: &T,
+    unit: &[u64],
+    slab: &mut S,
+    pick: &mut impl FnMut(u32) -> u32,
+) -> f64 {
+    let mut set = tree.start(unit, slab);
+    let (mut weight, mut nodes, mut depth) = (1.0, 0.0, 0);
+    loop {
+        let children = set.count();
+        if children == 0 {
+            return nodes;
+        }
+        nodes += weight * children as f64;
+        let index = pick(children).min(children - 1);
+        let rest = set.skip(index);
+        let choice = rest.lowest();
+        match tree.descend(slab, depth, choice, rest.without_lowest()) {
+            Node::Leaves(_) => return nodes,
+            Node::Inner(next) => {
+                weight *= children as f64;
+                set = next;
+                depth += 1;
+            }
         }
     }
 }

@@ -204,6 +204,15 @@ pub trait Search: Sync {
     fn shared_bound(&self) -> Option<&SharedBound> {
         None
     }
+    /// Knuth's estimate of the nodes below `unit` from one random path (`pick(k)`: a number
+    /// below `k`, uniformly at random), for [`estimate`]; a search on the depth-first
+    /// skeleton returns `Some(kernels::dfs::probe(&tree, unit, &mut slab, pick))`. `None`
+    /// (the default): the search cannot be estimated (a branch-and-bound search's size
+    /// depends on the bound its run will find).
+    fn probe(&self, unit: &[u64], pick: &mut dyn FnMut(u32) -> u32) -> Option<f64> {
+        let _ = (unit, pick);
+        None
+    }
     /// The GPU kernel, when this build has one.
     fn kernel(&self) -> Option<Kernel>;
     /// How the kernel is launched ([`Launch::default`]: 128 threads a block, no shared
@@ -211,6 +220,65 @@ pub trait Search: Sync {
     fn launch(&self) -> Launch {
         Launch::default()
     }
+}
+
+/// What [`estimate`] predicts of a whole search.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Estimate {
+    /// Units in the work list.
+    pub units: u64,
+    /// Probes made (random paths, each below a unit drawn at random).
+    pub probes: u64,
+    /// The predicted nodes (one a `descend`).
+    pub nodes: f64,
+    /// The 95 % confidence range of the prediction (two standard errors each side; Knuth's
+    /// estimates are skewed, so read it as a guide).
+    pub low: f64,
+    /// See `low`.
+    pub high: f64,
+}
+
+/// Predicts the nodes of `search` without running it: `probes` random paths
+/// ([`Search::probe`]) below units drawn at random from the work list, from `seed` (the same
+/// seed, the same estimate).
+pub fn estimate<S: Search>(search: &S, probes: u64, seed: u64) -> Result<Estimate> {
+    use rand::{Rng, SeedableRng};
+    let units = search.units();
+    let count = units.len() / S::UNIT_WORDS.max(1);
+    if count == 0 || probes == 0 {
+        return Err(Error::InvalidArgument(
+            "an estimate needs units and at least one probe".into(),
+        ));
+    }
+    let mut random = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let (mut sum, mut squares) = (0.0, 0.0);
+    for _ in 0..probes {
+        let index = random.random_range(0..count);
+        let unit = &units[index * S::UNIT_WORDS..(index + 1) * S::UNIT_WORDS];
+        let mut pick = |k: u32| random.random_range(0..k.max(1));
+        let nodes = search.probe(unit, &mut pick).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{} cannot be estimated (its description has no probe)",
+                search.problem()
+            ))
+        })? * count as f64;
+        sum += nodes;
+        squares += nodes * nodes;
+    }
+    let n = probes as f64;
+    let mean = sum / n;
+    let spread = if probes > 1 {
+        ((squares - n * mean * mean).max(0.0) / (n - 1.0)).sqrt() / n.sqrt()
+    } else {
+        mean
+    };
+    Ok(Estimate {
+        units: count as u64,
+        probes,
+        nodes: mean,
+        low: (mean - 2.0 * spread).max(0.0),
+        high: mean + 2.0 * spread,
+    })
 }
 
 /// Chunks a search's work list is grouped into (fewer when there are fewer units).

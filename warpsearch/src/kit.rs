@@ -99,6 +99,21 @@ pub struct RunArgs {
     /// counts; a search whose results combine otherwise (the shorter of two rulers) merges here.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["shard", "checkpoint", "result"])]
     pub merge: Vec<PathBuf>,
+    /// Instead of searching, predict its nodes from random paths below random units (Knuth's
+    /// estimator; the search's description must have a probe), with a 95 % range.
+    #[arg(long, conflicts_with_all = ["shard", "checkpoint", "result", "merge"])]
+    pub estimate: bool,
+    /// Random paths for --estimate (more: a narrower range).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100_000,
+        requires = "estimate"
+    )]
+    pub probes: u64,
+    /// The seed of --estimate's random paths (the same seed, the same estimate).
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "estimate")]
+    pub seed: u64,
 }
 
 /// What a finished whole run prints: your search's answer.
@@ -152,6 +167,30 @@ fn try_run<S: Search>(
     args: &RunArgs,
     answer: impl FnOnce(&S::Partial, f64) -> Answer,
 ) -> Result<ExitCode, Error> {
+    if args.estimate {
+        let estimate = engine::estimate(search, args.probes, args.seed)?;
+        if args.json {
+            let mut value =
+                serde_json::to_value(&estimate).map_err(|e| Error::Verification(e.to_string()))?;
+            value["problem"] = search.problem().into();
+            value["size"] = search.size().into();
+            value["seed"] = args.seed.into();
+            println!("{value}");
+        } else {
+            println!(
+                "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} units, seed {})",
+                search.problem(),
+                search.size(),
+                estimate.nodes,
+                estimate.low,
+                estimate.high,
+                estimate.probes,
+                estimate.units,
+                args.seed
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if !args.merge.is_empty() {
         let (partition, counts, seconds, _) = crate::shard::merge::<S::Partial>(&args.merge)?;
         if partition.problem != search.problem() || partition.n != search.size() {

@@ -10,7 +10,7 @@
 //! # Ok::<(), warpsearch::Error>(())
 //! ```
 
-use costas_kernels::{MAX_N, MAX_PREFIX, count_unit, prefixes};
+use costas_kernels::{MAX_N, MAX_PREFIX, count_unit, prefixes, probe_unit};
 use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
 use warpsearch::shard::Shard;
 use warpsearch::{Backend, Error, Result, RunControl};
@@ -121,6 +121,10 @@ impl Search for Costas {
 
     fn launch(&self) -> Launch {
         Launch::skeleton(costas_kernels::slab_words(self.n))
+    }
+
+    fn probe(&self, unit: &[u64], pick: &mut dyn FnMut(u32) -> u32) -> Option<f64> {
+        Some(probe_unit(self.n, unit[0], pick))
     }
 }
 

@@ -130,12 +130,39 @@ impl Search for Simple {
     fn launch(&self) -> Launch {
         Launch::skeleton(warpsearch::kernels::dfs::slab_words(&self.0))
     }
+    fn probe(&self, unit: &[u64], pick: &mut dyn FnMut(u32) -> u32) -> Option<f64> {
+        let mut slab = [0u32; 256];
+        let walk = warpsearch::kernels::dfs::probe(&self.0, unit, &mut slab, &mut |k| pick(k));
+        Some(walk)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use warpsearch::{RunControl, backend, engine, shard::Shard};
+
+    #[test]
+    fn the_estimate_of_the_nodes_is_within_its_range_and_5_percent_of_the_walk() {
+        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        for n in [11, 13] {
+            let search = Simple::new(n);
+            let counts = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
+                .unwrap()
+                .counts;
+            // The walk's nodes are its descents; `Counts::nodes` also counts the solutions.
+            let walked = (counts.nodes - counts.solutions) as f64;
+            let estimate = engine::estimate(&search, 200_000, 7).unwrap();
+            assert!(
+                estimate.low <= walked && walked <= estimate.high,
+                "n = {n}: {walked} outside {estimate:?}"
+            );
+            assert!(
+                (estimate.nodes / walked - 1.0).abs() < 0.05,
+                "n = {n}: {estimate:?}"
+            );
+        }
+    }
 
     #[test]
     fn boards_4_to_12_match_oeis_on_the_cpu() {

@@ -360,6 +360,18 @@ pub fn slab_words(n: u32) -> u32 {
 /// two (the CPU slab indexes modulo its length).
 pub const SLAB_WORDS: usize = 256;
 
+/// Knuth's estimate of the nodes below the unit `word`, from one random path (`pick(k)`: a
+/// number below `k`), for `--estimate`.
+pub fn probe_unit(n: u32, word: u64, pick: &mut dyn FnMut(u32) -> u32) -> f64 {
+    let mut slab = [0u32; SLAB_WORDS];
+    let mut pick = |k| pick(k);
+    if n <= NARROW_MAX_N {
+        kernels::dfs::probe(&CostasTree::<false> { n }, &[word], &mut slab, &mut pick)
+    } else {
+        kernels::dfs::probe(&CostasTree::<true> { n }, &[word], &mut slab, &mut pick)
+    }
+}
+
 /// The engine's kernel: warpsearch's depth-first skeleton over [`CostasTree`], every lane
 /// its own board, refilled from the work queue while its neighbours are busy.
 ///
