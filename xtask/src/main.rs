@@ -231,8 +231,69 @@ const EXAMPLES: [(&str, &str, &str, &str, u64); 3] = [
     ("golomb", "GOLOMB", "12", "length", 85),
 ];
 
+/// The fenced blocks of a markdown text in these languages, in order.
+fn code_blocks<'a>(text: &'a str, languages: &[&str]) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(&'a str, Vec<&'a str>)> = None;
+    for line in text.lines() {
+        match (current.take(), line.strip_prefix("```")) {
+            (None, Some(language)) => current = Some((language.trim(), Vec::new())),
+            (Some((language, lines)), Some(_)) => {
+                if languages.contains(&language) {
+                    blocks.push(lines.join("\n"));
+                }
+            }
+            (Some((language, mut lines)), None) => {
+                lines.push(line);
+                current = Some((language, lines));
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// docs/tutorial-NAME.md shows examples/NAME's code in fenced blocks: each `rust` or `toml`
+/// block must stand verbatim in one of the example's files (which this test builds and
+/// runs), so a tutorial cannot drift from code that compiles.
+fn tutorial_matches(name: &str) -> Result {
+    let doc = format!("docs/tutorial-{name}.md");
+    let text = fs::read_to_string(root().join(&doc)).map_err(|e| format!("{doc}: {e}"))?;
+    let example = root().join("examples").join(name);
+    let files = [
+        "Cargo.toml",
+        "build.rs",
+        "src/lib.rs",
+        "src/main.rs",
+        "kernels/Cargo.toml",
+        "kernels/rust-toolchain.toml",
+        "kernels/src/lib.rs",
+    ];
+    let sources: Vec<String> = files
+        .iter()
+        .map(|f| fs::read_to_string(example.join(f)).unwrap_or_default())
+        .collect();
+    let blocks = code_blocks(&text, &["rust", "toml"]);
+    if blocks.len() < 3 {
+        return Err(format!("{doc}: only {} code blocks found", blocks.len()));
+    }
+    for block in &blocks {
+        if !sources.iter().any(|source| source.contains(block.as_str())) {
+            return Err(format!(
+                "this block of {doc} is in none of examples/{name}'s files:\n{block}"
+            ));
+        }
+    }
+    eprintln!(
+        "xtask: {doc}: its {} code blocks stand in examples/{name}",
+        blocks.len()
+    );
+    Ok(())
+}
+
 fn example_test() -> Result {
     for (name, prefix, size, field, expected) in EXAMPLES {
+        tutorial_matches(name)?;
         let example = root().join("examples").join(name);
         let require = format!("{prefix}_REQUIRE_PTX");
         let in_example = |args: &[&str]| {
@@ -622,4 +683,20 @@ fn bundle() -> Result {
         "xtask: bundle/ is ready: copy it to a GPU machine and run `bash bundle/bench-suite.sh SUITE` there (suites: `bash bundle/bench-suite.sh`)"
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tutorial_tests {
+    #[test]
+    fn every_tutorial_block_stands_in_its_example() {
+        for (name, ..) in super::EXAMPLES {
+            super::tutorial_matches(name).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_block_that_is_in_no_file_is_found() {
+        let text = "```rust\nfn nowhere() {}\n```\n```sh\nls\n```\n";
+        assert_eq!(super::code_blocks(text, &["rust"]), ["fn nowhere() {}"]);
+    }
 }
