@@ -6,10 +6,11 @@ impl Lanes<u32> {
     /// The transposed bit matrix: bit `c` of lane `r` becomes bit `r` of lane `c`.
     ///
     /// Five butterfly rounds, widths 16, 8, 4, 2, 1. In round `s` the lanes pair up with
-    /// `lane ^ s`, and the two off-diagonal `s`×`s` blocks of every pair swap places: the upper
-    /// lane keeps its low columns and takes its partner's low columns into its high ones; the
-    /// lower lane keeps its high columns and takes its partner's high columns into its low
-    /// ones. After all five rounds every block has been transposed at every scale.
+    /// `lane ^ s`, and the two off-diagonal `s`×`s` blocks of every pair swap places: the lane
+    /// of the pair with the lower index (bit `s` of the lane clear) keeps its low columns (bit
+    /// `s` of the column clear) and takes its partner's low columns into its high ones; the lane
+    /// with the higher index keeps its high columns and takes its partner's high columns into
+    /// its low ones. After all five rounds every block has been transposed at every scale.
     ///
     /// GPU: per round one `shfl.sync.bfly`, two shifts and a few `lop3` (about 30 instructions
     /// in all, no memory). The CPU twin runs the same rounds over the 32-lane array.
