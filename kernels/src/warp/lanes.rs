@@ -113,9 +113,18 @@ impl<T: Copy> Lanes<T> {
     }
 
     /// Reads a value the caller knows to be equal in every lane (the result of a reduction
-    /// or a broadcast). GPU: this lane's copy. CPU: lane 0's.
+    /// or a broadcast). GPU: this lane's copy. CPU: lane 0's, and in debug builds a check
+    /// that every lane holds the same (a value that differs is a bug the GPU would not show).
     #[inline(always)]
-    pub fn uniform(self) -> T {
+    pub fn uniform(self) -> T
+    where
+        T: PartialEq + core::fmt::Debug,
+    {
+        debug_assert!(
+            self.0.iter().all(|value| *value == self.0[0]),
+            "uniform() of a value that differs between lanes: {:?}",
+            self.0
+        );
         self.0[0]
     }
 
@@ -237,5 +246,21 @@ impl<T: Copy> Lanes<T> {
     #[inline(always)]
     pub fn this_lane(value: T) -> Self {
         Lanes(value)
+    }
+}
+
+#[cfg(all(test, debug_assertions))]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "differs between lanes")]
+    fn uniform_of_a_value_that_differs_between_lanes_fails_in_debug_builds() {
+        lane_id().uniform();
+    }
+
+    #[test]
+    fn uniform_of_a_value_every_lane_holds_is_that_value() {
+        assert_eq!(Lanes::splat(7u32).uniform(), 7);
     }
 }
