@@ -13,12 +13,14 @@
 
 mod lanes;
 mod reduce;
+mod scan;
 mod shuffle;
 mod transpose;
 mod vote;
 
 pub use lanes::{Lanes, lane_id};
 pub use reduce::ColumnCounts;
+pub use scan::Compaction;
 pub use vote::{lanemask_lt, syncwarp};
 
 /// The mask naming every lane of a warp, passed to the `.sync` collectives.
