@@ -177,6 +177,16 @@ fn selftest_passes_on_the_cpu() {
     ]);
     assert!(output.status.success(), "{}", stdout(&output));
     assert_eq!(json(&output)["passed"], true);
+    let text = stdout(&output);
+    for primitive in [
+        "transpose",
+        "min_all",
+        "inclusive_sum",
+        "exclusive_sum",
+        "compact.slot",
+    ] {
+        assert!(text.contains(primitive), "{primitive} is not in {text}");
+    }
 }
 
 #[test]

@@ -6,10 +6,10 @@ use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xo
 use crate::warp::{Lanes, lane_id, lanemask_lt};
 
 /// Number of per-lane results [`exercise`] produces.
-pub const OUTPUTS: usize = 23;
+pub const OUTPUTS: usize = 29;
 /// Index of the result that comes from the work queue (compared by its properties, since
 /// the order in which warps reach the counter differs between runs).
-pub const CLAIM_OUTPUT: usize = 22;
+pub const CLAIM_OUTPUT: usize = 28;
 /// Input words per lane.
 pub const INPUTS: usize = 2;
 
@@ -37,6 +37,12 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
     "column_counts.bit1",
     "lanemask_lt",
     "popc(ballot) via lanes",
+    "transpose",
+    "min_all",
+    "inclusive_sum",
+    "exclusive_sum",
+    "compact.slot",
+    "compact.count",
     "work_queue.claim",
 ];
 
@@ -79,6 +85,12 @@ pub fn exercise(
         Lanes::splat(counts.bit1),
         lanemask_lt(),
         Lanes::splat(odd.map(|o| o as u32).sum()),
+        a.transpose(),
+        Lanes::splat(a.min_all()),
+        a.inclusive_sum(),
+        a.exclusive_sum(),
+        odd.compact().slot,
+        Lanes::splat(odd.compact().count),
         queue.claim(b.map(|x| x & 8 != 0)),
     ]
 }

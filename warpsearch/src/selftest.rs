@@ -213,6 +213,12 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         uniform(column(1)),
         per_lane(&|i| (1u32 << i) - 1),
         uniform(ballot.count_ones()),
+        per_lane(&|c| (0..32).fold(0, |w, r| w | (a[r] >> c & 1) << r)),
+        uniform(a.iter().copied().min().unwrap_or(0)),
+        per_lane(&|i| a[..=i].iter().fold(0u32, |x, y| x.wrapping_add(*y))),
+        per_lane(&|i| a[..i].iter().fold(0u32, |x, y| x.wrapping_add(*y))),
+        per_lane(&|i| (ballot & ((1u32 << i) - 1)).count_ones()),
+        uniform(ballot.count_ones()),
         [0; 32], // the work queue, checked by its properties
     ]
 }
