@@ -6,10 +6,10 @@ use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xo
 use crate::warp::{Lanes, lane_id, lanemask_lt};
 
 /// Number of per-lane results [`exercise`] produces.
-pub const OUTPUTS: usize = 29;
+pub const OUTPUTS: usize = 32;
 /// Index of the result that comes from the work queue (compared by its properties, since
 /// the order in which warps reach the counter differs between runs).
-pub const CLAIM_OUTPUT: usize = 28;
+pub const CLAIM_OUTPUT: usize = 31;
 /// Input words per lane.
 pub const INPUTS: usize = 2;
 
@@ -43,6 +43,9 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
     "exclusive_sum",
     "compact.slot",
     "compact.count",
+    "ballot_counts",
+    "sum_u64.low",
+    "sum_u64.high",
     "work_queue.claim",
 ];
 
@@ -59,6 +62,7 @@ pub fn exercise(
     let counts = sparse.column_counts();
     let odd = a.map(|x| x & 1 == 1);
     let votes = odd.ballot();
+    let wide_sum = a.zip_with(b, |x, y| (x as u64) << 32 | y as u64).sum();
     [
         lane_id(),
         a.map(popc),
@@ -91,6 +95,12 @@ pub fn exercise(
         a.exclusive_sum(),
         odd.compact().slot,
         Lanes::splat(odd.compact().count),
+        {
+            let counts = a.map(|x| x & 63).ballot_counts();
+            lane_id().map(|lane| counts.get(lane))
+        },
+        Lanes::splat(wide_sum as u32),
+        Lanes::splat((wide_sum >> 32) as u32),
         queue.claim(b.map(|x| x & 8 != 0)),
     ]
 }

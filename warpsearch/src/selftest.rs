@@ -164,6 +164,9 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
             w | ((count >> bit) & 1) << col
         })
     };
+    let wide_sum = (0..32).fold(0u64, |sum, i| {
+        sum.wrapping_add((a[i] as u64) << 32 | b[i] as u64)
+    });
     let uniform = |v: u32| [v; 32];
     let per_lane = |f: &dyn Fn(usize) -> u32| -> [u32; 32] { std::array::from_fn(f) };
     [
@@ -219,6 +222,9 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         per_lane(&|i| a[..i].iter().fold(0u32, |x, y| x.wrapping_add(*y))),
         per_lane(&|i| (ballot & ((1u32 << i) - 1)).count_ones()),
         uniform(ballot.count_ones()),
+        per_lane(&|i| a[i] & 63),
+        uniform(wide_sum as u32),
+        uniform((wide_sum >> 32) as u32),
         [0; 32], // the work queue, checked by its properties
     ]
 }
@@ -316,5 +322,72 @@ fn compare(
         backend: backend.describe(),
         warps,
         checks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OUTPUT_NAMES;
+
+    /// Public functions of `kernels::warp` that are not collectives and so have no self-test
+    /// output of their own: lane-local plumbing, the GPU intrinsics' declarations, a barrier,
+    /// and the accessors of a reduction's result.
+    const NOT_COLLECTIVES: [&str; 25] = [
+        "splat",
+        "from_fn",
+        "map",
+        "zip_with",
+        "mine",
+        "uniform",
+        "to_array",
+        "from_array",
+        "lane",
+        "select",
+        "is_nonzero",
+        "equals",
+        "this_lane",
+        "idx",
+        "bfly",
+        "up",
+        "down",
+        "bar_warp_sync",
+        "syncwarp",
+        "zero",
+        "one",
+        "two",
+        "three_or_more",
+        "halves",
+        "get",
+    ];
+
+    #[test]
+    fn every_public_warp_primitive_is_in_the_self_test() {
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/src/warp");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for line in text.lines() {
+                if let Some(rest) = line.trim_start().strip_prefix("pub fn ") {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    names.push(name);
+                }
+            }
+        }
+        assert!(names.len() > 30, "only {names:?}");
+        for name in names {
+            if NOT_COLLECTIVES.contains(&name.as_str()) {
+                continue;
+            }
+            let tested = OUTPUT_NAMES
+                .iter()
+                .any(|output| output.split(['.', '(', ' ']).next() == Some(name.as_str()));
+            assert!(
+                tested,
+                "kernels::warp::{name} is public but not in the self-test (kernels/src/selftest.rs)"
+            );
+        }
     }
 }
