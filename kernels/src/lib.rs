@@ -35,6 +35,12 @@ pub mod warp;
 #[cfg(all(target_arch = "nvptx64", feature = "entry"))]
 mod entry;
 
+/// The code blocks of `docs/warp-programming.md`, compiled and run as this crate's doctests
+/// (the GPU-only sketches there are marked `ignore`).
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/warp-programming.md")]
+pub struct WarpProgrammingDoc;
+
 /// Width of a warp: 32 lanes on every NVIDIA GPU to date.
 pub const WARP_SIZE: usize = 32;
 
