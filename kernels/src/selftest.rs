@@ -6,10 +6,10 @@ use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xo
 use crate::warp::{Lanes, lane_id, lanemask_lt};
 
 /// Number of per-lane results [`exercise`] produces.
-pub const OUTPUTS: usize = 32;
+pub const OUTPUTS: usize = 38;
 /// Index of the result that comes from the work queue (compared by its properties, since
 /// the order in which warps reach the counter differs between runs).
-pub const CLAIM_OUTPUT: usize = 31;
+pub const CLAIM_OUTPUT: usize = 37;
 /// Input words per lane.
 pub const INPUTS: usize = 2;
 
@@ -46,6 +46,12 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
     "ballot_counts",
     "sum_u64.low",
     "sum_u64.high",
+    "redux_add",
+    "redux_min",
+    "redux_max",
+    "redux_and",
+    "redux_or",
+    "redux_xor",
     "work_queue.claim",
 ];
 
@@ -101,6 +107,12 @@ pub fn exercise(
         },
         Lanes::splat(wide_sum as u32),
         Lanes::splat((wide_sum >> 32) as u32),
+        Lanes::splat(a.redux_add()),
+        Lanes::splat(a.redux_min()),
+        Lanes::splat(a.redux_max()),
+        Lanes::splat((a | b).redux_and()),
+        Lanes::splat(sparse.redux_or()),
+        Lanes::splat(c.redux_xor()),
         queue.claim(b.map(|x| x & 8 != 0)),
     ]
 }

@@ -225,6 +225,12 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         per_lane(&|i| a[i] & 63),
         uniform(wide_sum as u32),
         uniform((wide_sum >> 32) as u32),
+        uniform(a.iter().fold(0u32, |x, y| x.wrapping_add(*y))),
+        uniform(a.iter().copied().min().unwrap_or(0)),
+        uniform(a.iter().copied().max().unwrap_or(0)),
+        uniform((0..32).fold(u32::MAX, |x, i| x & (a[i] | b[i]))),
+        uniform(sparse.iter().fold(0, |x, y| x | y)),
+        uniform(c.iter().fold(0, |x, y| x ^ y)),
         [0; 32], // the work queue, checked by its properties
     ]
 }
@@ -332,7 +338,7 @@ mod tests {
     /// Public functions of `kernels::warp` that are not collectives and so have no self-test
     /// output of their own: lane-local plumbing, the GPU intrinsics' declarations, a barrier,
     /// and the accessors of a reduction's result.
-    const NOT_COLLECTIVES: [&str; 25] = [
+    const NOT_COLLECTIVES: [&str; 31] = [
         "splat",
         "from_fn",
         "map",
@@ -351,6 +357,12 @@ mod tests {
         "up",
         "down",
         "bar_warp_sync",
+        "add",
+        "umin",
+        "umax",
+        "and",
+        "or",
+        "xor",
         "syncwarp",
         "zero",
         "one",

@@ -13,6 +13,7 @@
 
 mod lanes;
 mod reduce;
+mod redux;
 mod scan;
 mod shuffle;
 mod transpose;
