@@ -480,11 +480,8 @@ fn run_gpu<S: Search>(
     });
     progress.finish();
     watched?;
-    if let Some(bound) = bound {
-        let mut seen = [u64::MAX];
-        device.peek(&device_bound, &mut seen)?;
-        bound.lower(seen[0]);
-    }
+    // The last word on the bound, after the kernel: what it found is the run's now.
+    bound.map_or(Ok(()), exchange)?;
     let results = step("reading results", stream.clone_dtoh(&results))?;
     device.synchronize()?;
     Ok(results[..count * S::RESULT_WORDS].to_vec())

@@ -167,6 +167,9 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
     let wide_sum = (0..32).fold(0u64, |sum, i| {
         sum.wrapping_add((a[i] as u64) << 32 | b[i] as u64)
     });
+    let sum = a.iter().fold(0u32, |x, y| x.wrapping_add(*y));
+    let sparse_or = sparse.iter().fold(0, |x, y| x | y);
+    let smallest = a.iter().copied().min().unwrap_or(0);
     let uniform = |v: u32| [v; 32];
     let per_lane = |f: &dyn Fn(usize) -> u32| -> [u32; 32] { std::array::from_fn(f) };
     [
@@ -210,14 +213,14 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
                 a[i]
             }
         }),
-        uniform(a.iter().fold(0u32, |x, y| x.wrapping_add(*y))),
-        uniform(sparse.iter().fold(0, |x, y| x | y)),
+        uniform(sum),
+        uniform(sparse_or),
         uniform(column(0)),
         uniform(column(1)),
         per_lane(&|i| (1u32 << i) - 1),
         uniform(ballot.count_ones()),
         per_lane(&|c| (0..32).fold(0, |w, r| w | (a[r] >> c & 1) << r)),
-        uniform(a.iter().copied().min().unwrap_or(0)),
+        uniform(smallest),
         per_lane(&|i| a[..=i].iter().fold(0u32, |x, y| x.wrapping_add(*y))),
         per_lane(&|i| a[..i].iter().fold(0u32, |x, y| x.wrapping_add(*y))),
         per_lane(&|i| (ballot & ((1u32 << i) - 1)).count_ones()),
@@ -225,11 +228,11 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         per_lane(&|i| a[i] & 63),
         uniform(wide_sum as u32),
         uniform((wide_sum >> 32) as u32),
-        uniform(a.iter().fold(0u32, |x, y| x.wrapping_add(*y))),
-        uniform(a.iter().copied().min().unwrap_or(0)),
+        uniform(sum),
+        uniform(smallest),
         uniform(a.iter().copied().max().unwrap_or(0)),
         uniform((0..32).fold(u32::MAX, |x, i| x & (a[i] | b[i]))),
-        uniform(sparse.iter().fold(0, |x, y| x | y)),
+        uniform(sparse_or),
         uniform(c.iter().fold(0, |x, y| x ^ y)),
         [0; 32], // the work queue, checked by its properties
     ]
