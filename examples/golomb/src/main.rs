@@ -40,7 +40,7 @@ fn main() -> ExitCode {
             json: serde_json::json!({
                 "m": m, "length": found.then_some(shortest.length), "marks": shortest.marks,
                 "nodes": shortest.nodes, "seconds": seconds, "known_match": known_match,
-                "bound": search.reached(),
+                "bound": search.reached().min(shortest.length as u64),
             }),
             text: format!(
                 "optimal Golomb ruler with {m} marks: {} — {} ({seconds:.3} s, {} nodes)",
