@@ -7,7 +7,8 @@
 # The GPU machine needs only an NVIDIA driver: no Rust, no CUDA toolkit, no network.
 #
 # Suites:
-#   verify           selftest, random-dfs table, one random-dfs solution on the GPU
+#   verify           selftest, warp reductions (shuffle tree vs redux.sync), random-dfs table,
+#                    one random-dfs solution on the GPU
 #   nqueens          bench nqueens N=4..20 (median of 3), then N=21 and N=22 (N22_LIMIT s)
 #   no3line          CPU/GPU cross-checks n=10..12 and dived samples of BIGCROSS="17 18 20" (N17_PART=1/1000, N17_LIMIT s each, 0: skipped; CROSS="10 11 12"), bench n=2..13,
 #                    the technique table at n=13, then BIG="14 15" (BIG_LIMIT s each)
@@ -76,6 +77,7 @@ profile() {
 case $suite in
 verify)
     echo "== selftest"; $B selftest --backend gpu | tail -2
+    echo "== bench warp (median of 5)"; $B bench warp --repeat 5
     echo "== bench random-dfs (median of 3)"; $B bench random-dfs --repeat 3
     echo "== one solution, random-dfs on the GPU"; $B nqueens 100 --one --method random-dfs --backend gpu
     ;;

@@ -194,11 +194,9 @@ impl SlotCounters {
 #[inline(always)]
 pub fn add_warp_total(total: &AtomicU64, values: Lanes<u64>) {
     let sum = values.sum();
-    #[cfg(target_arch = "nvptx64")]
-    if crate::warp::lane_id().mine() != 0 {
-        return;
-    }
-    total.fetch_add(sum, Ordering::Relaxed);
+    crate::warp::on_one_lane(|| {
+        total.fetch_add(sum, Ordering::Relaxed);
+    });
 }
 
 #[cfg(test)]

@@ -221,12 +221,6 @@ impl Walk {
         self.base + depth * level_words::<T>()
     }
 
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    fn idle(&self) -> bool {
-        self.depth == IDLE
-    }
-
     /// Starts unit `unit`.
     #[inline(always)]
     fn start<T: DepthFirst, S: Slab>(&mut self, tree: &T, unit: &[u64], slab: &mut S) {
@@ -369,10 +363,125 @@ pub fn probe<T: DepthFirst, S: Slab>(
     }
 }
 
-/// The GPU skeleton: every lane of every warp walks units of `tree` from the engine's work
-/// queue until the queue or `cancel` says stop, and writes each unit's count to
-/// `results[unit]`. A lane that finishes a unit claims the next at its next step (one
+/// What the skeleton writes for each unit it walks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// One word a unit: `results[unit]` is its count.
+    Counts,
+    /// Two words a unit: `results[2·unit]` its count, `results[2·unit + 1]` the nodes it
+    /// visited ([`Walked`]).
+    CountsAndNodes,
+}
+
+/// What one lane of the skeleton keeps between its steps: its walk, its slab (the tree's
+/// state and the walk's stack), the unit it is on, and whether the queue has run dry for it.
+pub struct Lane<S> {
+    walk: Walk,
+    slab: S,
+    unit: u32,
+    finished: bool,
+}
+
+impl<S: Slab> Lane<S> {
+    /// An idle lane of `tree`'s walk, on `slab` (at least [`slab_words`] words).
+    #[inline(always)]
+    pub fn new<T: DepthFirst>(tree: &T, slab: S) -> Self {
+        Lane {
+            walk: Walk {
+                base: tree.state_words(),
+                depth: IDLE,
+                found: 0,
+                nodes: 0,
+            },
+            slab,
+            unit: 0,
+            finished: false,
+        }
+    }
+
+    /// Wants a unit: its last one is done and the queue has not run dry for it.
+    #[inline(always)]
+    fn wants_unit(&self) -> bool {
+        self.walk.depth == IDLE && !self.finished
+    }
+}
+
+/// The skeleton's loop for one warp: each lane walks units of `tree` from the work queue
+/// `next` until the queue or `cancel` says stop, and writes each unit's result to `results`
+/// as `report` says. A lane that finishes a unit claims the next at its next step (one
 /// warp-aggregated atomic for all lanes that need one), while its neighbours go on.
+///
+/// Written over [`Lanes`](crate::warp::Lanes), so that the same loop runs on both forms: on
+/// the GPU each thread is one lane and `lanes` its own register state ([`walk_units`] sets it
+/// up), on the CPU `lanes` holds a whole warp's 32 walks and each round steps them in lane
+/// order. CPU tests run a search's kernel loop this way, claims, writes and cancellation
+/// included.
+///
+/// # Safety
+/// `units` holds `count × unit_words` words and `results` `count` words (`2 × count` for
+/// [`Report::CountsAndNodes`]); nothing else writes `results` while the loop runs.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn walk_warp<T: DepthFirst, S: Slab>(
+    tree: &T,
+    lanes: &mut crate::warp::Lanes<Lane<S>>,
+    units: *const u64,
+    unit_words: u32,
+    count: u32,
+    next: &core::sync::atomic::AtomicU32,
+    cancel: &core::sync::atomic::AtomicU32,
+    results: *mut u64,
+    report: Report,
+) {
+    use core::sync::atomic::Ordering;
+    let queue = crate::atomic::WorkQueue::new(next);
+    loop {
+        let wanting = lanes.map_ref(Lane::wants_unit);
+        if wanting.any() {
+            let claimed = queue.claim(wanting);
+            lanes.each_mut_with(claimed, |lane, claimed| {
+                if !lane.wants_unit() {
+                    return;
+                }
+                if claimed < count && cancel.load(Ordering::Relaxed) == 0 {
+                    lane.unit = claimed;
+                    // SAFETY: `claimed < count`: the unit's words are inside `units`.
+                    let words = unsafe {
+                        core::slice::from_raw_parts(
+                            units.add((claimed * unit_words) as usize),
+                            unit_words as usize,
+                        )
+                    };
+                    lane.walk.start(tree, words, &mut lane.slab);
+                } else {
+                    lane.finished = true;
+                }
+            });
+        }
+        if lanes.map_ref(|lane| lane.finished).all() {
+            return;
+        }
+        lanes.each_mut(|lane| {
+            if let Some(found) = lane.walk.step(tree, &mut lane.slab) {
+                let unit = lane.unit as usize;
+                // SAFETY: `unit < count`, within `results` (2 words a unit when nodes are
+                // reported).
+                unsafe {
+                    match report {
+                        Report::Counts => *results.add(unit) = found,
+                        Report::CountsAndNodes => {
+                            *results.add(2 * unit) = found;
+                            *results.add(2 * unit + 1) = lane.walk.nodes;
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The GPU skeleton: [`walk_warp`] on every warp of the launch, each thread a lane with its
+/// slab in the block's shared memory, writing one count a unit.
 ///
 /// # Safety
 /// The engine's calling convention: `units` holds `count × unit_words` words and `results`
@@ -392,7 +501,16 @@ pub unsafe fn walk_units<T: DepthFirst>(
 ) {
     // SAFETY: the same contract.
     unsafe {
-        walk::<T, false>(tree, units, unit_words, count, next, cancel, results);
+        walk_block(
+            tree,
+            units,
+            unit_words,
+            count,
+            next,
+            cancel,
+            results,
+            Report::Counts,
+        );
     }
 }
 
@@ -414,17 +532,27 @@ pub unsafe fn walk_units_with_nodes<T: DepthFirst>(
 ) {
     // SAFETY: the same contract.
     unsafe {
-        walk::<T, true>(tree, units, unit_words, count, next, cancel, results);
+        walk_block(
+            tree,
+            units,
+            unit_words,
+            count,
+            next,
+            cancel,
+            results,
+            Report::CountsAndNodes,
+        );
     }
 }
 
-/// The skeleton's loop; `NODES`: also write each unit's nodes.
+/// This thread's lane of [`walk_warp`], its slab a column of the block's shared memory.
 ///
 /// # Safety
-/// As for [`walk_units`] (`results`: 2 words a unit with `NODES`).
+/// As for [`walk_units`] (`results`: 2 words a unit for [`Report::CountsAndNodes`]).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn walk<T: DepthFirst, const NODES: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn walk_block<T: DepthFirst>(
     tree: &T,
     units: *const u64,
     unit_words: u32,
@@ -432,54 +560,147 @@ unsafe fn walk<T: DepthFirst, const NODES: bool>(
     next: &core::sync::atomic::AtomicU32,
     cancel: &core::sync::atomic::AtomicU32,
     results: *mut u64,
+    report: Report,
 ) {
-    use crate::atomic::WorkQueue;
-    use crate::warp::Lanes;
-    use core::sync::atomic::Ordering;
     // SAFETY: the launch provides the shared memory in blocks of `BLOCK` (contract above).
-    let mut slab = unsafe { crate::slab::BlockSlab::<BLOCK>::for_this_thread() };
-    let queue = WorkQueue::new(next);
-    let mut walk = Walk {
-        base: tree.state_words(),
-        depth: IDLE,
-        found: 0,
-        nodes: 0,
-    };
-    let mut unit = 0u32;
-    let mut finished = false;
-    loop {
-        let idle = walk.idle() && !finished;
-        if Lanes::this_lane(idle).any() {
-            let claimed = queue.claim(Lanes::this_lane(idle)).mine();
-            if idle {
-                if claimed < count && cancel.load(Ordering::Relaxed) == 0 {
-                    unit = claimed;
-                    // SAFETY: `claimed < count`: the unit's words are inside `units`.
-                    let words = unsafe {
-                        core::slice::from_raw_parts(
-                            units.add((claimed * unit_words) as usize),
-                            unit_words as usize,
-                        )
-                    };
-                    walk.start(tree, words, &mut slab);
-                } else {
-                    finished = true;
-                }
+    let slab = unsafe { crate::slab::BlockSlab::<BLOCK>::for_this_thread() };
+    let mut lanes = crate::warp::Lanes::this_lane(Lane::new(tree, slab));
+    // SAFETY: the same contract.
+    unsafe {
+        walk_warp(
+            tree, &mut lanes, units, unit_words, count, next, cancel, results, report,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::warp::Lanes;
+    use core::sync::atomic::{AtomicU32, Ordering};
+    use std::vec::Vec;
+
+    /// Subsets of {0..n} summing to `target` whose smallest number taken is the unit (the
+    /// unit `n + 1`: none taken). A tree that undoes, with units of very different sizes.
+    struct Sums {
+        n: u32,
+        target: u32,
+    }
+
+    impl DepthFirst for Sums {
+        type Set = u32;
+        fn state_words(&self) -> u32 {
+            2
+        }
+        fn max_depth(&self) -> u32 {
+            self.n + 1
+        }
+        fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
+            // Numbers below the unit are left out; the unit itself is taken.
+            let first = unit[0] as u32;
+            state.set(0, 0);
+            state.set(1, first);
+            if first > self.n { 0 } else { 0b10 }
+        }
+        fn descend<S: Slab>(&self, state: &mut S, _: u32, choice: u32, _: u32) -> Node<u32> {
+            let (sum, number) = (state.get(0), state.get(1));
+            let sum = sum + choice * number;
+            if number == self.n {
+                return Node::Leaves((sum == self.target) as u32);
             }
+            state.set(0, sum);
+            state.set(1, number + 1);
+            Node::Inner(0b11)
         }
-        if Lanes::this_lane(finished).all() {
-            return;
+        fn undo<S: Slab>(&self, state: &mut S, _: u32, choice: u32) {
+            let number = state.get(1) - 1;
+            state.set(1, number);
+            state.set(0, state.get(0) - choice * number);
         }
-        if let Some(found) = walk.step(tree, &mut slab) {
-            // SAFETY: `unit < count`, within `results` (2 words a unit with `NODES`).
-            unsafe {
-                if NODES {
-                    *results.add(2 * unit as usize) = found;
-                    *results.add(2 * unit as usize + 1) = walk.nodes;
-                } else {
-                    *results.add(unit as usize) = found;
-                }
-            }
+    }
+
+    /// Runs the skeleton's kernel loop on the CPU form of a warp, as one GPU warp would.
+    fn walk_as_a_warp(tree: &Sums, units: &[u64], cancel: u32, report: Report) -> Vec<u64> {
+        let words = if report == Report::Counts { 1 } else { 2 };
+        let mut results = std::vec![u64::MAX; units.len() * words];
+        let mut lanes = Lanes::from_fn(|_| Lane::new(tree, [0u32; 64]));
+        let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(cancel));
+        // SAFETY: `units` holds `len` one-word units; `results` their words.
+        unsafe {
+            walk_warp(
+                tree,
+                &mut lanes,
+                units.as_ptr(),
+                1,
+                units.len() as u32,
+                &next,
+                &cancel,
+                results.as_mut_ptr(),
+                report,
+            );
         }
+        results
+    }
+
+    #[test]
+    fn the_kernel_loop_on_a_cpu_warp_writes_every_units_count_and_nodes() {
+        let tree = Sums { n: 11, target: 20 };
+        // 70 units: more than two per lane, most of them empty (first > n), a few large.
+        let units: Vec<u64> = (0..70).map(|i| i % 14).collect();
+        let results = walk_as_a_warp(&tree, &units, 0, Report::CountsAndNodes);
+        for (i, &unit) in units.iter().enumerate() {
+            let walked = walk_unit_with_nodes(&tree, &[unit], &mut [0u32; 64]);
+            assert_eq!(
+                results[2 * i..2 * i + 2],
+                [walked.found, walked.nodes],
+                "unit {i}"
+            );
+        }
+        // Every subset of {0..11} summing to 20, counted once: by the unit of its smallest
+        // number.
+        let total: u64 = (0..12u64).map(|u| results[2 * u as usize]).sum();
+        let by_hand = (1u32..1 << 12)
+            .filter(|s| (0..12).filter(|b| s >> b & 1 == 1).sum::<u32>() == 20)
+            .count() as u64;
+        assert_eq!(total, by_hand);
+        assert_eq!(walk_as_a_warp(&tree, &units, 0, Report::Counts), {
+            let pairs = results.chunks(2).map(|pair| pair[0]);
+            pairs.collect::<Vec<_>>()
+        });
+    }
+
+    #[test]
+    fn a_cancelled_kernel_loop_starts_no_unit_and_writes_nothing() {
+        let units: Vec<u64> = (0..40).collect();
+        let results = walk_as_a_warp(&Sums { n: 9, target: 7 }, &units, 1, Report::Counts);
+        assert!(results.iter().all(|&r| r == u64::MAX));
+    }
+
+    #[test]
+    fn lanes_claim_units_in_lane_order_and_the_queue_ends_past_the_count() {
+        let tree = Sums { n: 5, target: 3 };
+        let mut lanes = Lanes::from_fn(|_| Lane::new(&tree, [0u32; 16]));
+        let next = AtomicU32::new(0);
+        let units = [0u64; 3];
+        let mut results = [u64::MAX; 3];
+        // SAFETY: three one-word units and three result words.
+        unsafe {
+            walk_warp(
+                &tree,
+                &mut lanes,
+                units.as_ptr(),
+                1,
+                3,
+                &next,
+                &AtomicU32::new(0),
+                results.as_mut_ptr(),
+                Report::Counts,
+            );
+        }
+        // A first claim by all 32 lanes (indices 0..32: lanes 0, 1, 2 get the units, the
+        // other 29 are done), then one by the three when their units end (32..35).
+        assert_eq!(next.load(Ordering::Relaxed), 35);
+        assert!(lanes.map_ref(|lane| lane.finished).all());
+        assert_eq!(results, [2, 2, 2]);
     }
 }

@@ -15,7 +15,7 @@ use crate::nqueens::constellation::{Counter, Job};
 use crate::nqueens::estimate::estimated_work;
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::rng::SplitMix64;
-use crate::selftest::{INPUTS, OUTPUTS, exercise};
+use crate::selftest::{INPUTS, OUTPUTS, exercise, reduction_chain};
 use crate::slab::{GlobalSlab, SharedLevels, SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
@@ -64,6 +64,26 @@ pub unsafe extern "ptx-kernel" fn warpsearch_selftest(
     }
     add_warp_total(total, a.map(|x| popc(x) as u64));
     syncwarp();
+}
+
+/// Times one warp reduction: every thread runs [`reduction_chain`]`(op, redux, …, rounds)`
+/// from a seed of its own and writes its last value to `out[thread]` (the host compares the
+/// two forms' outputs, and times the launch).
+///
+/// # Safety
+/// `out` holds one word for every thread of the launch.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_reduction_timing(
+    op: u32,
+    redux: u32,
+    rounds: u32,
+    out: *mut u32,
+) {
+    let thread = global_thread();
+    let seed = Lanes::this_lane(thread.wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995);
+    let result = reduction_chain(op, redux != 0, seed, rounds);
+    // SAFETY: one word a thread (the caller's contract).
+    unsafe { *out.add(thread as usize) = result.mine() };
 }
 
 /// Counts N-Queens solutions of the `count` subproblems in `subproblems` for board size `n`.

@@ -6,10 +6,10 @@ use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xo
 use crate::warp::{Lanes, lane_id, lanemask_lt};
 
 /// Number of per-lane results [`exercise`] produces.
-pub const OUTPUTS: usize = 38;
+pub const OUTPUTS: usize = 39;
 /// Index of the result that comes from the work queue (compared by its properties, since
 /// the order in which warps reach the counter differs between runs).
-pub const CLAIM_OUTPUT: usize = 37;
+pub const CLAIM_OUTPUT: usize = 38;
 /// Input words per lane.
 pub const INPUTS: usize = 2;
 
@@ -52,6 +52,7 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
     "redux_and",
     "redux_or",
     "redux_xor",
+    "reduce(max)",
     "work_queue.claim",
 ];
 
@@ -113,6 +114,62 @@ pub fn exercise(
         Lanes::splat((a | b).redux_and()),
         Lanes::splat(sparse.redux_or()),
         Lanes::splat(c.redux_xor()),
+        Lanes::splat(b.reduce(u32::max)),
         queue.claim(b.map(|x| x & 8 != 0)),
     ]
+}
+
+/// The reductions `warpsearch bench warp` times, each as a shuffle tree
+/// ([`Lanes::reduce`]) and as one `redux.sync` (`Lanes::redux_*`).
+pub const TIMED_REDUCTIONS: [&str; 6] = ["add", "min", "max", "and", "or", "xor"];
+
+/// `rounds` dependent reductions of kind `TIMED_REDUCTIONS[op]`, each round
+/// `x ← rotl(x, 1) ^ reduce(x)`: the next round cannot start before the last one's result is
+/// there, so the time is the reduction's latency plus two ALU instructions. `redux`: with
+/// `redux.sync` rather than the five-shuffle tree. Both forms give the same bits (the host
+/// compares them before it believes a time).
+#[inline(always)]
+pub fn reduction_chain(op: u32, redux: bool, seed: Lanes<u32>, rounds: u32) -> Lanes<u32> {
+    #[inline(always)]
+    fn chain(mut x: Lanes<u32>, rounds: u32, reduce: impl Fn(Lanes<u32>) -> u32) -> Lanes<u32> {
+        for _ in 0..rounds {
+            let r = reduce(x);
+            x = x.map(|v| v.rotate_left(1) ^ r);
+        }
+        x
+    }
+    match (op, redux) {
+        (0, false) => chain(seed, rounds, |x| x.reduce(u32::wrapping_add)),
+        (1, false) => chain(seed, rounds, |x| x.reduce(u32::min)),
+        (2, false) => chain(seed, rounds, |x| x.reduce(u32::max)),
+        (3, false) => chain(seed, rounds, |x| x.reduce(|a, b| a & b)),
+        (4, false) => chain(seed, rounds, |x| x.reduce(|a, b| a | b)),
+        (5, false) => chain(seed, rounds, |x| x.reduce(|a, b| a ^ b)),
+        (0, true) => chain(seed, rounds, Lanes::redux_add),
+        (1, true) => chain(seed, rounds, Lanes::redux_min),
+        (2, true) => chain(seed, rounds, Lanes::redux_max),
+        (3, true) => chain(seed, rounds, Lanes::redux_and),
+        (4, true) => chain(seed, rounds, Lanes::redux_or),
+        _ => chain(seed, rounds, Lanes::redux_xor),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_forms_of_every_timed_reduction_give_the_same_chain() {
+        let seed = Lanes::from_fn(|lane| lane.wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995);
+        for op in 0..TIMED_REDUCTIONS.len() as u32 {
+            let tree = reduction_chain(op, false, seed, 100);
+            assert_eq!(
+                tree,
+                reduction_chain(op, true, seed, 100),
+                "{}",
+                TIMED_REDUCTIONS[op as usize]
+            );
+            assert_ne!(tree, seed);
+        }
+    }
 }

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::gpu::{GpuDevice, launch_config, step};
 use cudarc::driver::PushKernelArg;
 use kernels::atomic::{NO_INDEX, WorkQueue};
-use kernels::selftest::{CLAIM_OUTPUT, INPUTS, OUTPUT_NAMES, OUTPUTS, exercise};
+use kernels::selftest::{CLAIM_OUTPUT, INPUTS, OUTPUT_NAMES, OUTPUTS, TIMED_REDUCTIONS, exercise};
 use kernels::warp::Lanes;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::AtomicU32;
@@ -95,6 +95,86 @@ pub fn run(backend: &Backend, warps: u32, seed: u64) -> Result<Report> {
         Backend::Gpu(gpus) => run_gpu(gpus.first(), &inputs, warps)?,
     };
     Ok(compare(backend, &inputs, warps, &outputs, popc_total))
+}
+
+/// One warp reduction timed on a GPU in both forms (`warpsearch bench warp`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ReductionTiming {
+    /// add, min, max, and, or or xor.
+    pub reduction: &'static str,
+    /// Nanoseconds a round of the dependent chain takes with the five-shuffle tree (median).
+    pub tree_ns: f64,
+    /// The same with one `redux.sync`.
+    pub redux_ns: f64,
+    /// Reductions per second over the whole GPU with the tree and with `redux.sync`.
+    pub tree_per_second: f64,
+    /// See `tree_per_second`.
+    pub redux_per_second: f64,
+}
+
+/// Rounds of the dependent chain a timing launch runs.
+const TIMING_ROUNDS: u32 = 4096;
+
+/// Times every reduction of [`TIMED_REDUCTIONS`] as the shuffle tree and as `redux.sync` on
+/// `device`: `repeat` launches of each (after one untimed), every thread of 32 resident warps
+/// a multiprocessor running a chain of [`TIMING_ROUNDS`] dependent reductions. Both forms'
+/// outputs must agree bit for bit, else the timing is refused as
+/// [`Error::Verification`](crate::Error::Verification).
+pub fn time_reductions(device: &GpuDevice, repeat: u32) -> Result<Vec<ReductionTiming>> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_reduction_timing")?;
+    let block = 256u32;
+    let blocks = device.multiprocessors * 4;
+    let threads = (blocks * block) as usize;
+    let mut out = step(
+        "allocating timing outputs",
+        stream.alloc_zeros::<u32>(threads),
+    )?;
+    let mut run = |op: u32, redux: bool| -> Result<(f64, Vec<u32>)> {
+        let mut seconds = Vec::new();
+        for attempt in 0..=repeat {
+            let started = std::time::Instant::now();
+            let mut launch = stream.launch_builder(&function);
+            let redux = redux as u32;
+            launch
+                .arg(&op)
+                .arg(&redux)
+                .arg(&TIMING_ROUNDS)
+                .arg(&mut out);
+            // SAFETY: the arguments match `warpsearch_reduction_timing`: one output word for
+            // each of the launch's `threads` threads.
+            step("launching the reduction timing", unsafe {
+                launch.launch(launch_config(blocks, block, 0))
+            })?;
+            device.synchronize()?;
+            if attempt > 0 {
+                seconds.push(started.elapsed().as_secs_f64());
+            }
+        }
+        seconds.sort_by(f64::total_cmp);
+        let values = step("reading timing outputs", stream.clone_dtoh(&out))?;
+        Ok((seconds[seconds.len() / 2], values))
+    };
+    let warps = threads as f64 / 32.0;
+    let mut timings = Vec::new();
+    for (op, &reduction) in TIMED_REDUCTIONS.iter().enumerate() {
+        let (tree, tree_values) = run(op as u32, false)?;
+        let (redux, redux_values) = run(op as u32, true)?;
+        if tree_values != redux_values {
+            return Err(crate::Error::Verification(format!(
+                "the shuffle tree and redux.sync disagree on {reduction}; no timing reported"
+            )));
+        }
+        let rounds = TIMING_ROUNDS as f64;
+        timings.push(ReductionTiming {
+            reduction,
+            tree_ns: tree / rounds * 1e9,
+            redux_ns: redux / rounds * 1e9,
+            tree_per_second: warps * rounds / tree,
+            redux_per_second: warps * rounds / redux,
+        });
+    }
+    Ok(timings)
 }
 
 fn run_cpu(inputs: &Inputs, warps: u32) -> (Vec<u32>, u64) {
@@ -234,6 +314,7 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         uniform((0..32).fold(u32::MAX, |x, i| x & (a[i] | b[i]))),
         uniform(sparse_or),
         uniform(c.iter().fold(0, |x, y| x ^ y)),
+        uniform(b.iter().copied().max().unwrap_or(0)),
         [0; 32], // the work queue, checked by its properties
     ]
 }
@@ -340,8 +421,9 @@ mod tests {
 
     /// Public functions of `kernels::warp` that are not collectives and so have no self-test
     /// output of their own: lane-local plumbing, the GPU intrinsics' declarations, a barrier,
-    /// and the accessors of a reduction's result.
-    const NOT_COLLECTIVES: [&str; 31] = [
+    /// and the accessors of a reduction's result. `on_one_lane` is lane-local too (lane 0
+    /// runs a closure); every warp total the counts add goes through it.
+    const NOT_COLLECTIVES: [&str; 36] = [
         "splat",
         "from_fn",
         "map",
@@ -373,6 +455,11 @@ mod tests {
         "three_or_more",
         "halves",
         "get",
+        "map_ref",
+        "each_mut",
+        "each_mut_with",
+        "for_each",
+        "on_one_lane",
     ];
 
     #[test]

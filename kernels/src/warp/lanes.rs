@@ -46,12 +46,6 @@ impl<T: Copy> Lanes<T> {
         Lanes(value)
     }
 
-    /// Lane `i` holds `f(i)`. GPU: `f` is called once, with this lane's id.
-    #[inline(always)]
-    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
-        Lanes(f(lane_id().0))
-    }
-
     /// Applies `f` to every lane's value.
     #[inline(always)]
     pub fn map<U: Copy>(self, mut f: impl FnMut(T) -> U) -> Lanes<U> {
@@ -68,7 +62,8 @@ impl<T: Copy> Lanes<T> {
         Lanes(f(self.0, other.0))
     }
 
-    /// This lane's value (GPU only: the CPU form has 32 of them).
+    /// This lane's value (GPU only: the CPU form has 32 of them; code for both uses
+    /// [`Lanes::for_each`] or [`Lanes::each_mut`] instead).
     #[inline(always)]
     pub fn mine(self) -> T {
         self.0
@@ -88,12 +83,6 @@ impl<T: Copy> Lanes<T> {
     #[inline(always)]
     pub fn splat(value: T) -> Self {
         Lanes([value; WARP_SIZE])
-    }
-
-    /// Lane `i` holds `f(i)`. CPU: `f` is called for lanes 0, 1, …, 31 in order.
-    #[inline(always)]
-    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
-        Lanes(core::array::from_fn(|i| f(i as u32)))
     }
 
     /// Applies `f` to every lane's value.
@@ -239,14 +228,103 @@ impl Shr<u32> for Lanes<u32> {
     }
 }
 
+/// Per-lane state and per-lane side effects: the kernel glue that lets a whole kernel loop
+/// (claim work, step every lane, write each lane's result, stop) be written once over
+/// `Lanes` and run in CPU tests exactly as on the GPU. `T` need not be `Copy`: a lane's walk
+/// with its stack, say. GPU: each method calls `f` once, on this lane's value (no
+/// instruction of its own). CPU: `f` is called for lanes 0, 1, …, 31 in that order, which is
+/// one of the orders the GPU's lanes may take.
 #[cfg(target_arch = "nvptx64")]
-impl<T: Copy> Lanes<T> {
+impl<T> Lanes<T> {
+    /// Lane `i` holds `f(i)`. GPU: `f` is called once, with this lane's id (`%laneid`).
+    #[inline(always)]
+    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
+        Lanes(f(lane_id().0))
+    }
+
+    /// Each lane's `f(&value)`, without giving the value up (`map` for state that is not
+    /// `Copy`).
+    #[inline(always)]
+    pub fn map_ref<U>(&self, mut f: impl FnMut(&T) -> U) -> Lanes<U> {
+        Lanes(f(&self.0))
+    }
+
     /// Wraps this lane's own value as a warp-wide value (GPU only): the bridge from
-    /// per-thread code to the collectives.
+    /// per-thread code to the collectives, for hand-written kernels. Code that should also run
+    /// on the CPU keeps its per-lane state in a `Lanes<T>` from the start ([`Lanes::from_fn`],
+    /// [`Lanes::each_mut`], [`Lanes::for_each`]) and never needs it.
     #[inline(always)]
     pub fn this_lane(value: T) -> Self {
         Lanes(value)
     }
+
+    /// Changes each lane's value in place.
+    #[inline(always)]
+    pub fn each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        f(&mut self.0)
+    }
+
+    /// Changes each lane's value in place, given that lane's value of `other`.
+    #[inline(always)]
+    pub fn each_mut_with<U>(&mut self, other: Lanes<U>, mut f: impl FnMut(&mut T, U)) {
+        f(&mut self.0, other.0)
+    }
+
+    /// A side effect per lane (a write to memory, say): `f` gets each lane's value.
+    #[inline(always)]
+    pub fn for_each(self, mut f: impl FnMut(T)) {
+        f(self.0)
+    }
+}
+
+/// Per-lane state and per-lane side effects (see the GPU form). CPU: `f` is called for lanes
+/// 0, 1, …, 31 in that order.
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> Lanes<T> {
+    /// Lane `i` holds `f(i)`. CPU: `f` is called for lanes 0, 1, …, 31 in order.
+    #[inline(always)]
+    pub fn from_fn(mut f: impl FnMut(u32) -> T) -> Self {
+        Lanes(core::array::from_fn(|i| f(i as u32)))
+    }
+
+    /// Each lane's `f(&value)`, without giving the value up (`map` for state that is not
+    /// `Copy`).
+    #[inline(always)]
+    pub fn map_ref<U>(&self, mut f: impl FnMut(&T) -> U) -> Lanes<U> {
+        Lanes(core::array::from_fn(|i| f(&self.0[i])))
+    }
+
+    /// Changes each lane's value in place.
+    #[inline(always)]
+    pub fn each_mut(&mut self, f: impl FnMut(&mut T)) {
+        self.0.iter_mut().for_each(f)
+    }
+
+    /// Changes each lane's value in place, given that lane's value of `other`.
+    #[inline(always)]
+    pub fn each_mut_with<U>(&mut self, other: Lanes<U>, mut f: impl FnMut(&mut T, U)) {
+        for (value, theirs) in self.0.iter_mut().zip(other.0) {
+            f(value, theirs)
+        }
+    }
+
+    /// A side effect per lane (a write to memory, say): `f` gets each lane's value.
+    #[inline(always)]
+    pub fn for_each(self, f: impl FnMut(T)) {
+        self.0.into_iter().for_each(f)
+    }
+}
+
+/// Runs `f` once for the whole warp: a write that one lane makes on behalf of all, such as
+/// adding a warp's total to a global counter. GPU: lane 0 runs it, the others skip it (a
+/// predicated branch); the warp goes on together. CPU: `f` runs once.
+#[inline(always)]
+pub fn on_one_lane(f: impl FnOnce()) {
+    #[cfg(target_arch = "nvptx64")]
+    if lane_id().0 != 0 {
+        return;
+    }
+    f()
 }
 
 #[cfg(all(test, debug_assertions))]

@@ -19,7 +19,7 @@ mod shuffle;
 mod transpose;
 mod vote;
 
-pub use lanes::{Lanes, lane_id};
+pub use lanes::{Lanes, lane_id, on_one_lane};
 pub use reduce::ColumnCounts;
 pub use scan::Compaction;
 pub use vote::{lanemask_lt, syncwarp};

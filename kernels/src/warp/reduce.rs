@@ -21,6 +21,18 @@ fn butterfly(mut round: impl FnMut(u32)) {
 }
 
 impl Lanes<u32> {
+    /// The 32 lanes' values combined by `combine` (an associative and commutative operation:
+    /// max, and, xor, …), returned to every lane: five butterfly rounds of
+    /// `x = combine(x, x.shuffle_xor(s))`. GPU: 5 × `shfl.sync.bfly.b32` and `combine`'s
+    /// instructions. For add, min, max, and, or and xor, the `redux_*` methods do it in one
+    /// instruction on sm_80 and newer (`warpsearch bench warp` times both).
+    #[inline(always)]
+    pub fn reduce(self, combine: impl Fn(u32, u32) -> u32) -> u32 {
+        let mut x = self;
+        butterfly(|s| x = x.zip_with(x.shuffle_xor(s), &combine));
+        x.uniform()
+    }
+
     /// Wrapping sum of the 32 lanes' values, returned to every lane (5 × `SHFL.BFLY` + `IADD`).
     #[inline(always)]
     pub fn sum(self) -> u32 {

@@ -295,6 +295,10 @@ enum BenchProblem {
     RandomDfs,
     /// No-three-in-line: n = --from..=--to (classes checked against the known values).
     No3line,
+    /// Warp reductions on the GPU: add, min, max, and, or and xor as a five-shuffle tree
+    /// and as one redux.sync, each in a chain of dependent rounds (both forms' results
+    /// compared before a time is shown).
+    Warp,
 }
 
 /// Runs the CLI and returns the process exit status.

@@ -11,6 +11,9 @@ pub(crate) fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32,
         }
         return run_bench_random_dfs(args);
     }
+    if let BenchProblem::Warp = args.problem {
+        return run_bench_warp(args);
+    }
     let (from, to) = (args.from.unwrap_or(8), args.to.unwrap_or(16));
     if from > to || args.repeat == 0 {
         return Err(Error::InvalidArgument(
@@ -265,4 +268,54 @@ pub(crate) fn run_bench_random_dfs(args: BenchArgs) -> Result<i32, Error> {
         );
     }
     Ok(status)
+}
+
+/// `bench warp`: each warp reduction as the shuffle tree and as `redux.sync`.
+pub(crate) fn run_bench_warp(args: BenchArgs) -> Result<i32, Error> {
+    if args.from.is_some() || args.to.is_some() {
+        return Err(Error::InvalidArgument(
+            "bench warp times fixed chains of reductions; --from/--to do not apply".into(),
+        ));
+    }
+    if args.common.backend == BackendChoice::Cpu || args.repeat == 0 {
+        return Err(Error::InvalidArgument(
+            "bench warp times GPU instructions: it needs the GPU (--backend auto or gpu) and --repeat ≥ 1".into(),
+        ));
+    }
+    let device = warpsearch::gpu::GpuDevice::open()?;
+    let timings = warpsearch::selftest::time_reductions(&device, args.repeat)?;
+    if args.common.json {
+        let value = serde_json::json!({ "device": device.describe(), "reductions": timings });
+        out!("{value}");
+        return Ok(0);
+    }
+    out!(
+        "{} (median of {} launches each)",
+        device.describe(),
+        args.repeat
+    );
+    out!(
+        "{:>9} {:>12} {:>12} {:>9} {:>16} {:>16}",
+        "reduction",
+        "tree ns",
+        "redux ns",
+        "speed-up",
+        "tree /s",
+        "redux /s"
+    );
+    for t in &timings {
+        out!(
+            "{:>9} {:>12.2} {:>12.2} {:>8.2}× {:>16.3e} {:>16.3e}",
+            t.reduction,
+            t.tree_ns,
+            t.redux_ns,
+            t.tree_ns / t.redux_ns,
+            t.tree_per_second,
+            t.redux_per_second
+        );
+    }
+    out!(
+        "ns: one round of a warp's chain of dependent reductions (latency); /s: reductions per second over the whole GPU"
+    );
+    Ok(0)
 }
