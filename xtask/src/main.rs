@@ -11,6 +11,9 @@
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
 //! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch::kit): shards merged, a SIGINT-stopped count resumed
 //! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
+//! cargo xtask diagrams        draw docs/learn/img/*.svg by running the warp primitives' CPU twins (`test` checks them)
+//! cargo xtask exercises       the exercises crate: the answers pass, the blanks fail every test
+//! cargo xtask doc-gpu-blocks  the `rust,ignore` (GPU-only) blocks of docs/ built to PTX and checked by ptxas
 //! ```
 //!
 //! Every build it starts gets `WARPSEARCH_PTXAS` (NVIDIA's assembler from PyPI, in `.tools/`),
@@ -27,6 +30,7 @@ use warpsearch_builder::Toolchain;
 
 mod cluster;
 mod fresh;
+mod learn;
 
 /// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
@@ -46,7 +50,10 @@ fn main() -> ExitCode {
         Some("fresh-check") => fresh::check(&root()),
         Some("cluster-test") => cluster_test(),
         Some("kit-test") => kit_test(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test>".into()),
+        Some("diagrams") => learn::diagrams(false),
+        Some("exercises") => learn::exercises_test(),
+        Some("doc-gpu-blocks") => learn::gpu_blocks(),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test|diagrams|exercises|doc-gpu-blocks>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -198,6 +205,8 @@ fn test() -> Result {
         .args([
             "test",
             "--workspace",
+            "--exclude",
+            "exercises",
             "--release",
             "--",
             "--include-ignored",
@@ -205,8 +214,11 @@ fn test() -> Result {
         .env("WARPSEARCH_REQUIRE_PTX", "1");
     status(
         &mut tests,
-        "cargo test --workspace --release -- --include-ignored",
+        "cargo test --workspace --exclude exercises --release -- --include-ignored",
     )?;
+    learn::exercises_test()?;
+    learn::diagrams(true)?;
+    learn::gpu_blocks()?;
     example_test()?;
     if env::var_os("WARPSEARCH_SKIP_CLUSTER_TEST").is_some() {
         eprintln!("xtask: cluster test skipped (WARPSEARCH_SKIP_CLUSTER_TEST is set)");
