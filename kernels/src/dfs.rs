@@ -412,9 +412,9 @@ impl<S: Slab> Lane<S> {
 /// warp-aggregated atomic for all lanes that need one), while its neighbours go on.
 ///
 /// Written over [`Lanes`](crate::warp::Lanes), so that the same loop runs on both forms: on
-/// the GPU each thread is one lane and `lanes` its own register state ([`walk_units`] sets it
-/// up), on the CPU `lanes` holds a whole warp's 32 walks and each round steps them in lane
-/// order. CPU tests run a search's kernel loop this way, claims, writes and cancellation
+/// the GPU each thread is one lane and `lanes` its own register state (`walk_units`, GPU
+/// only, sets it up), on the CPU `lanes` holds a whole warp's 32 walks and each round steps
+/// them in lane order. CPU tests run a search's kernel loop this way, claims, writes and cancellation
 /// included.
 ///
 /// # Safety

@@ -41,6 +41,32 @@ mod entry;
 #[doc = include_str!("../../docs/warp-programming.md")]
 pub struct WarpProgrammingDoc;
 
+/// The CPU code blocks of the learning path, `docs/learn/`, run as doctests (its GPU-only
+/// blocks, marked `ignore`, are built to PTX by `cargo xtask doc-gpu-blocks`).
+#[cfg(doctest)]
+pub mod learn {
+    #[doc = include_str!("../../docs/learn/README.md")]
+    pub struct Index;
+    #[doc = include_str!("../../docs/learn/01-execution-model.md")]
+    pub struct ExecutionModel;
+    #[doc = include_str!("../../docs/learn/02-lanes.md")]
+    pub struct Lanes;
+    #[doc = include_str!("../../docs/learn/03-votes.md")]
+    pub struct Votes;
+    #[doc = include_str!("../../docs/learn/04-shuffles.md")]
+    pub struct Shuffles;
+    #[doc = include_str!("../../docs/learn/05-reductions.md")]
+    pub struct Reductions;
+    #[doc = include_str!("../../docs/learn/06-bitboards.md")]
+    pub struct Bitboards;
+    #[doc = include_str!("../../docs/learn/07-atomics.md")]
+    pub struct Atomics;
+    #[doc = include_str!("../../docs/learn/08-search-kernel.md")]
+    pub struct SearchKernel;
+    #[doc = include_str!("../../docs/learn/09-advanced.md")]
+    pub struct Advanced;
+}
+
 /// Width of a warp: 32 lanes on every NVIDIA GPU to date.
 pub const WARP_SIZE: usize = 32;
 

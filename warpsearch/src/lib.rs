@@ -32,3 +32,8 @@ pub use error::{Error, GpuError, Result};
 /// search's CPU path.
 pub use kernels;
 pub use run::RunControl;
+
+/// The README's code, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoc;

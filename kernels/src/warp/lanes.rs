@@ -15,6 +15,9 @@ pub struct Lanes<T>(pub(crate) T);
 /// One value per lane of a warp.
 ///
 /// CPU form: all 32 lanes in an array, so that element-wise operations compile to vector code.
+/// GPU form (`nvptx64`): a transparent wrapper around this lane's value, one register; the
+/// other 31 values live in the other threads of the warp. `docs/learn/02-lanes.md` has the
+/// table of what exists in which form.
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lanes<T>(pub(crate) [T; WARP_SIZE]);
@@ -312,6 +315,26 @@ impl<T> Lanes<T> {
     #[inline(always)]
     pub fn for_each(self, f: impl FnMut(T)) {
         self.0.into_iter().for_each(f)
+    }
+}
+
+/// The GPU-only bridge, listed in the host's documentation (`cargo doc` builds the CPU form,
+/// which lacks it): these exist only when compiling for `nvptx64`.
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+impl<T> Lanes<T> {
+    /// **GPU only.** Wraps this thread's own value as a warp-wide value: the bridge from
+    /// per-thread code to the collectives, for hand-written kernels. A CPU "thread" is the
+    /// whole warp, so the CPU form has no "own" value to wrap; code for both keeps per-lane
+    /// state in a `Lanes<T>` from the start ([`Lanes::from_fn`], [`Lanes::each_mut`]).
+    pub fn this_lane(value: T) -> Self {
+        let _ = value;
+        unimplemented!("GPU only: not part of CPU builds")
+    }
+
+    /// **GPU only.** This thread's own value. The CPU form holds 32 of them; code for both
+    /// uses [`Lanes::for_each`] or [`Lanes::each_mut`] instead.
+    pub fn mine(self) -> T {
+        unimplemented!("GPU only: not part of CPU builds")
     }
 }
 
