@@ -35,7 +35,8 @@
 #                    then warpsearch again
 #   skeleton         the examples on the depth-first skeleton: nqueens-simple beside the built-in
 #                    count (NQ="18 19 20", REPS=2; compare nodes a second), Costas on the GPU
-#                    (COSTAS="15 16 17 18") and on every CPU core (COSTAS_CPU="14 15")
+#                    (COSTAS="15 16 17 18"), golomb (GOLOMB=""), and Costas on every CPU core
+#                    (COSTAS_CPU="14 15"); BEFORE=DIR interleaves the examples' binaries in DIR (A/B)
 #   golomb           the examples/golomb binary: optimal rulers of GOLOMB="10 11 12 13 14 15 16" marks on
 #                    the GPU (REPS=1 each), then BIG="17" (GOLOMB_LIMIT s each), and GOLOMB_CPU="12 13" on
 #                    every CPU core
@@ -216,13 +217,19 @@ skeleton)
     for n in ${NQ:-18 19 20}; do
         for k in $(seq "${REPS:-2}"); do
             run "nqueens-simple $n" 300 "$here/nqueens-simple" "$n" --backend gpu || exit 1
+            [[ -n ${BEFORE:-} ]] && { run "nqueens-simple $n, BEFORE" 300 "$BEFORE/nqueens-simple" "$n" --backend gpu || exit 1; }
             run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1
         done
     done
     for n in ${COSTAS:-15 16 17 18}; do
         for k in $(seq "${REPS:-2}"); do
             run "costas $n, GPU" 300 "$here/costas" "$n" --backend gpu || exit 1
+            [[ -n ${BEFORE:-} ]] && { run "costas $n, GPU, BEFORE" 300 "$BEFORE/costas" "$n" --backend gpu || exit 1; }
         done
+    done
+    for m in ${GOLOMB:-}; do
+        run "golomb $m, GPU" 300 "$here/golomb" "$m" --backend gpu || exit 1
+        [[ -n ${BEFORE:-} ]] && { run "golomb $m, GPU, BEFORE" 300 "$BEFORE/golomb" "$m" --backend gpu || exit 1; }
     done
     for n in ${COSTAS_CPU:-14 15}; do
         run "costas $n, every CPU core" 300 "$here/costas" "$n" --backend cpu || exit 1

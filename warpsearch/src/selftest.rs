@@ -113,7 +113,7 @@ pub struct ReductionTiming {
 }
 
 /// Rounds of the dependent chain a timing launch runs.
-const TIMING_ROUNDS: u32 = 4096;
+pub const TIMING_ROUNDS: u32 = 4096;
 
 /// Times every reduction of [`TIMED_REDUCTIONS`] as the shuffle tree and as `redux.sync` on
 /// `device`: `repeat` launches of each (after one untimed), every thread of 32 resident warps
