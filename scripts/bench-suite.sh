@@ -40,6 +40,8 @@
 #   golomb           the examples/golomb binary: optimal rulers of GOLOMB="10 11 12 13 14 15 16" marks on
 #                    the GPU (REPS=1 each), then BIG="17" (GOLOMB_LIMIT s each), and GOLOMB_CPU="12 13" on
 #                    every CPU core
+#   estimate         --estimate beside the count it predicts: nqueens NQ="20 21 22", no3line NO3="13 14 15"
+#                    (EST=SECONDS of sampling, default 6; LIMIT s for each count, default 300)
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -247,6 +249,17 @@ golomb)
     done
     for m in ${BIG-17}; do
         run "golomb $m, GPU" "${GOLOMB_LIMIT:-300}" "$here/golomb" "$m" --backend gpu
+    done
+    ;;
+estimate)
+    $B nqueens 16 --backend gpu > /dev/null   # warm-up
+    for n in ${NQ-20 21 22}; do
+        run "nqueens $n --estimate" 120 $B nqueens "$n" --estimate="${EST:-6}" --backend gpu || exit 1
+        run "nqueens $n" "${LIMIT:-300}" $B nqueens "$n" --backend gpu || exit 1
+    done
+    for n in ${NO3-13 14 15}; do
+        run "no3line $n --estimate" 120 $B no3line "$n" --estimate="${EST:-6}" --backend gpu || exit 1
+        run "no3line $n" "${LIMIT:-300}" $B no3line "$n" --backend gpu || exit 1
     done
     ;;
 one)

@@ -927,3 +927,87 @@ fn a_checkpoint_that_cannot_be_saved_warns_once_and_the_count_goes_on() {
         .count();
     assert_eq!(warnings, 1, "{}", stderr(&output));
 }
+
+/// `--estimate` predicts a count from a sample of its chunks: its nodes within its own range
+/// of the real count's, for N-Queens and no-three-in-line, without running the count.
+#[test]
+fn an_estimate_predicts_the_nodes_of_the_count_it_stands_for() {
+    let cases: [(&[&str], &[&str]); 2] = [
+        (
+            &[
+                "nqueens",
+                "14",
+                "--estimate=1",
+                "--backend",
+                "cpu",
+                "--json",
+            ],
+            &["nqueens", "14", "--backend", "cpu", "--json"],
+        ),
+        (
+            &[
+                "no3line",
+                "10",
+                "--estimate=1",
+                "--backend",
+                "cpu",
+                "--json",
+            ],
+            &["no3line", "10", "--backend", "cpu", "--json"],
+        ),
+    ];
+    for (estimate, count) in cases {
+        let predicted = warpsearch(estimate);
+        assert!(predicted.status.success(), "{}", stderr(&predicted));
+        let predicted = json(&predicted);
+        assert_eq!(predicted["estimate"], true);
+        let real = json(&warpsearch(count))["nodes"].as_f64().unwrap();
+        let (low, high) = (
+            predicted["nodes_low"].as_f64().unwrap(),
+            predicted["nodes_high"].as_f64().unwrap(),
+        );
+        let nodes = predicted["nodes"].as_f64().unwrap();
+        assert!(
+            (nodes / real - 1.0).abs() < 0.15,
+            "{estimate:?}: {nodes} predicted, {real} counted"
+        );
+        assert!(low <= nodes && nodes <= high, "{predicted}");
+        assert!(predicted["seconds"].as_f64().unwrap() > 0.0, "{predicted}");
+        assert!(
+            predicted["sample_chunks"].as_u64().unwrap() < 256,
+            "{predicted}"
+        );
+    }
+}
+
+/// What `--estimate` refuses: a board too small to sample, a shard, a budget that is not a
+/// positive number of seconds.
+#[test]
+fn an_estimate_refuses_what_it_cannot_predict() {
+    for args in [
+        &["nqueens", "5", "--estimate", "--backend", "cpu"][..],
+        &[
+            "nqueens",
+            "12",
+            "--estimate",
+            "--shard",
+            "1/2",
+            "--backend",
+            "cpu",
+        ],
+        &["nqueens", "12", "--estimate=0", "--backend", "cpu"],
+        &[
+            "no3line",
+            "10",
+            "--estimate",
+            "--out",
+            "x.txt",
+            "--backend",
+            "cpu",
+        ],
+    ] {
+        let output = warpsearch(args);
+        assert_ne!(output.status.code(), Some(0), "{args:?}");
+        assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+    }
+}

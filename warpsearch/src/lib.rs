@@ -8,7 +8,8 @@
 //!   the GPU and the same code on every CPU core.
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
 //! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress;
-//!   [`shard`]: deterministic shards, result files, checkpoints and merging.
+//!   [`shard`]: deterministic shards, result files, checkpoints and merging; [`predict`]: what
+//!   a count will take, from a sample of its chunks (`--estimate`).
 //! - [`engine`]: run a search of your own (your kernel, built to PTX by `warpsearch-builder`)
 //!   on every CPU core or every GPU, with progress, Ctrl-C, shards and checkpoints.
 
@@ -21,6 +22,7 @@ pub mod gpu;
 pub mod kit;
 pub mod no3line;
 pub mod nqueens;
+pub mod predict;
 pub mod run;
 pub mod selftest;
 pub mod shard;

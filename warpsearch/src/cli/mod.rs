@@ -148,6 +148,12 @@ struct No3lineArgs {
     #[arg(long, value_name = "K/M", num_args = 0..=1, require_equals = true,
           default_missing_value = "1/1", conflicts_with_all = ["out", "svg"])]
     cross_check: Option<String>,
+    /// Predict the count instead of running it: its nodes and its time on the chosen devices,
+    /// with 95 % ranges, from searching a growing sample of its chunks there for about
+    /// SECONDS (default 6).
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "6", conflicts_with_all = ["out", "svg", "cross_check"])]
+    estimate: Option<f64>,
     #[command(flatten)]
     split: SplitArgs,
     #[command(flatten)]
@@ -209,6 +215,12 @@ struct NqueensArgs {
     /// With --one: write the column of each row's queen to FILE, one per line (0-based).
     #[arg(long, value_name = "FILE", requires = "one")]
     out: Option<std::path::PathBuf>,
+    /// Predict the count instead of running it: its nodes and its time on the chosen devices,
+    /// with 95 % ranges, from counting a growing sample of its chunks there for about SECONDS
+    /// (default 6; a sample takes up to a third of them, the samples together about two).
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "6", conflicts_with = "one")]
+    estimate: Option<f64>,
     #[command(flatten)]
     split: SplitArgs,
     #[command(flatten)]

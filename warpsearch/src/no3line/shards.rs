@@ -82,6 +82,29 @@ pub fn enumerate_shard(
     Ok(run.into_result(partition, shard, backend))
 }
 
+/// Predicts the search of size `n` on `backend` (nodes, seconds, ranges) by searching a
+/// growing sample of its chunks there until one takes `budget / 3` seconds
+/// ([`crate::predict`]).
+pub fn estimate(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    budget: f64,
+) -> Result<crate::predict::Prediction> {
+    validate(n)?;
+    let started = std::time::Instant::now();
+    let (whole, partition) = work_list(n, SHARDED_TARGET, engine());
+    let setup = crate::predict::Setup {
+        seconds: started.elapsed().as_secs_f64(),
+        nodes: whole.nodes,
+    };
+    let quiet = control.clone().with_progress(false);
+    crate::predict::predict(partition.chunks, budget, setup, |shard| {
+        let run = search_chunks(n, backend, &quiet, &whole, &partition, shard, None, &|_| {})?;
+        Ok((run.counts.nodes, run.seconds))
+    })
+}
+
 /// The search of size `n` split into about `target` subtrees, and their partition into chunks.
 pub(crate) fn work_list(n: u32, target: u64, engine: Engine) -> (Split, crate::shard::Partition) {
     let whole = split_search(n, target, engine);

@@ -132,6 +132,17 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     ))
 }
 
+/// The number of jobs [`count_on`] aims its work list at on `backend` when it does not feed
+/// the GPU chunk by chunk (the CPU, and GPU counts below `FED_MIN_N`).
+fn whole_run_target(n: u32, backend: &Backend) -> Result<u64> {
+    Ok(match backend {
+        Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
+        Backend::Gpu(gpus) => (gpu_split(n)
+            * gpu_resident_constellation_threads(gpus.first(), n, n)? as u64)
+            .min(GPU_MAX_SUBPROBLEMS),
+    })
+}
+
 /// [`count_on`] by border constellations (`kernels::nqueens::constellation`).
 fn count_constellations(
     n: u32,
@@ -139,13 +150,7 @@ fn count_constellations(
     control: &RunControl,
     started: Instant,
 ) -> Result<Counts> {
-    let target = match backend {
-        Backend::Cpu(pool) => CPU_SUBPROBLEMS_PER_THREAD * pool.current_num_threads() as u64,
-        Backend::Gpu(gpus) => (gpu_split(n)
-            * gpu_resident_constellation_threads(gpus.first(), n, n)? as u64)
-            .min(GPU_MAX_SUBPROBLEMS),
-    };
-    let list = JobList::new(n, target, estimator(backend))?;
+    let list = JobList::new(n, whole_run_target(n, backend)?, estimator(backend))?;
     let jobs = list.all();
     let mut found = list.found;
     let (searched, (s180, s90)) = match backend {
@@ -359,6 +364,52 @@ pub fn count_shard(
             (&list, partition),
             &symmetric_counts_now,
         )
+    })
+}
+
+/// Predicts the count of `n` on `backend` (nodes, seconds, ranges) by counting a growing
+/// sample of its chunks there until one takes `budget / 3` seconds ([`crate::predict`]).
+pub fn estimate(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    budget: f64,
+) -> Result<crate::predict::Prediction> {
+    validate(n)?;
+    if n < MIN_SYMMETRY_N {
+        return Err(Error::InvalidArgument(format!(
+            "N = {n} is too small to estimate: count it, it takes a moment"
+        )));
+    }
+    let started = Instant::now();
+    // The work list the count itself would make, cut into the chunks of a sharded count, so
+    // that the sample is of the very jobs the count runs.
+    let target = match backend {
+        Backend::Gpu(_) if n >= FED_MIN_N => sharded_target(n),
+        _ => whole_run_target(n, backend)?,
+    };
+    let list = JobList::new(n, target, estimator(backend))?;
+    let chunks = list.len().clamp(1, SHARDED_CHUNKS) as u32;
+    let partition =
+        Partition::identified("nqueens", n, list.len() as u64, chunks, &list.identity());
+    let setup = crate::predict::Setup {
+        seconds: started.elapsed().as_secs_f64(),
+        nodes: list.found.nodes,
+    };
+    let quiet = control.clone().with_progress(false);
+    // The samples leave chunk 0 out, so the symmetric counts are never asked for.
+    let no_symmetric = || (0, 0);
+    crate::predict::predict(partition.chunks, budget, setup, |shard| {
+        let result = count_shard_with(
+            n,
+            backend,
+            &quiet,
+            shard,
+            None,
+            (&list, partition.clone()),
+            &no_symmetric,
+        )?;
+        Ok((result.counts.nodes, result.seconds))
     })
 }
 

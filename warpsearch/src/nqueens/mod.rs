@@ -20,7 +20,7 @@ pub mod find;
 mod jobs;
 mod reference;
 
-pub use count::{Partial, count_on, count_shard};
+pub use count::{Partial, count_on, count_shard, estimate};
 pub use find::{
     BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts,
     random_dfs_batch, verify,

@@ -1,6 +1,7 @@
 //! One module per subcommand: each runs it and prints its result.
 
 pub(crate) mod bench;
+pub(crate) mod estimate;
 pub(crate) mod gomoku;
 pub(crate) mod info;
 pub(crate) mod no3line;
@@ -8,6 +9,7 @@ pub(crate) mod nqueens;
 pub(crate) mod selftest;
 pub(crate) mod shards;
 
+pub(crate) use estimate::{check_estimate, print_prediction};
 pub(crate) use no3line::print_no3line_counts;
 pub(crate) use nqueens::{print_device_shares, print_nqueens_counts};
 pub(crate) use shards::SplitPlan;

@@ -1,6 +1,6 @@
 //! `warpsearch no3line`: configurations by class, sharded runs, CPU/GPU cross-checks.
 
-use crate::cli::commands::{SplitPlan, print_device_shares};
+use crate::cli::commands::{SplitPlan, check_estimate, print_device_shares, print_prediction};
 use crate::cli::output::*;
 use crate::cli::*;
 
@@ -37,6 +37,14 @@ pub(crate) fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> R
 pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     use warpsearch::no3line;
     no3line::validate(args.n)?;
+    if let Some(budget) = args.estimate {
+        check_estimate(budget, &args.split)?;
+        let selected = select(&args.common)?;
+        let control = control(&args.common, cancel);
+        let prediction = no3line::estimate(args.n, &selected.backend, &control, budget)?;
+        let what = format!("no-three-in-line n={}", args.n);
+        return print_prediction(&what, &prediction, &selected.backend, args.common.json);
+    }
     if args.split.wanted() {
         if args.out.is_some() || args.svg.is_some() || args.cross_check.is_some() {
             return Err(Error::InvalidArgument(

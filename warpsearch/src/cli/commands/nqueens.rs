@@ -1,6 +1,6 @@
 //! `warpsearch nqueens`: counts (whole or sharded) and one solution.
 
-use crate::cli::commands::SplitPlan;
+use crate::cli::commands::{SplitPlan, check_estimate, print_prediction};
 use crate::cli::output::*;
 use crate::cli::*;
 
@@ -9,6 +9,14 @@ pub(crate) fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<
         return run_find_one(args, cancel);
     }
     nqueens::validate(args.n)?;
+    if let Some(budget) = args.estimate {
+        check_estimate(budget, &args.split)?;
+        let selected = select(&args.common)?;
+        let control = control(&args.common, cancel);
+        let prediction = nqueens::estimate(args.n, &selected.backend, &control, budget)?;
+        let what = format!("{}-queens", args.n);
+        return print_prediction(&what, &prediction, &selected.backend, args.common.json);
+    }
     if args.split.wanted() {
         return run_nqueens_shard(args, cancel);
     }
