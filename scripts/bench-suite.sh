@@ -41,7 +41,8 @@
 #                    the GPU (REPS=1 each), then BIG="17" (GOLOMB_LIMIT s each), and GOLOMB_CPU="12 13" on
 #                    every CPU core
 #   estimate         --estimate beside the count it predicts: nqueens NQ="20 21 22", no3line NO3="13 14 15"
-#                    (EST=SECONDS of sampling, default 6; LIMIT s for each count, default 300)
+#                    (EST=SECONDS of sampling, default 6; LIMIT s for each count, default 300; COUNT=0:
+#                    the estimates alone)
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -216,14 +217,14 @@ compare)
     ;;
 skeleton)
     "$here/nqueens-simple" 12 --backend gpu > /dev/null   # warm-up
-    for n in ${NQ:-18 19 20}; do
+    for n in ${NQ-18 19 20}; do
         for k in $(seq "${REPS:-2}"); do
             run "nqueens-simple $n" 300 "$here/nqueens-simple" "$n" --backend gpu || exit 1
             [[ -n ${BEFORE:-} ]] && { run "nqueens-simple $n, BEFORE" 300 "$BEFORE/nqueens-simple" "$n" --backend gpu || exit 1; }
             run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1
         done
     done
-    for n in ${COSTAS:-15 16 17 18}; do
+    for n in ${COSTAS-15 16 17 18}; do
         for k in $(seq "${REPS:-2}"); do
             run "costas $n, GPU" 300 "$here/costas" "$n" --backend gpu || exit 1
             [[ -n ${BEFORE:-} ]] && { run "costas $n, GPU, BEFORE" 300 "$BEFORE/costas" "$n" --backend gpu || exit 1; }
@@ -233,7 +234,7 @@ skeleton)
         run "golomb $m, GPU" 300 "$here/golomb" "$m" --backend gpu || exit 1
         [[ -n ${BEFORE:-} ]] && { run "golomb $m, GPU, BEFORE" 300 "$BEFORE/golomb" "$m" --backend gpu || exit 1; }
     done
-    for n in ${COSTAS_CPU:-14 15}; do
+    for n in ${COSTAS_CPU-14 15}; do
         run "costas $n, every CPU core" 300 "$here/costas" "$n" --backend cpu || exit 1
     done
     ;;
@@ -255,11 +256,11 @@ estimate)
     $B nqueens 16 --backend gpu > /dev/null   # warm-up
     for n in ${NQ-20 21 22}; do
         run "nqueens $n --estimate" 120 $B nqueens "$n" --estimate="${EST:-6}" --backend gpu || exit 1
-        run "nqueens $n" "${LIMIT:-300}" $B nqueens "$n" --backend gpu || exit 1
+        [[ ${COUNT:-1} == 0 ]] || run "nqueens $n" "${LIMIT:-300}" $B nqueens "$n" --backend gpu || exit 1
     done
     for n in ${NO3-13 14 15}; do
         run "no3line $n --estimate" 120 $B no3line "$n" --estimate="${EST:-6}" --backend gpu || exit 1
-        run "no3line $n" "${LIMIT:-300}" $B no3line "$n" --backend gpu || exit 1
+        [[ ${COUNT:-1} == 0 ]] || run "no3line $n" "${LIMIT:-300}" $B no3line "$n" --backend gpu || exit 1
     done
     ;;
 one)

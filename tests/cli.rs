@@ -937,7 +937,7 @@ fn an_estimate_predicts_the_nodes_of_the_count_it_stands_for() {
             &[
                 "nqueens",
                 "14",
-                "--estimate=1",
+                "--estimate=30",
                 "--backend",
                 "cpu",
                 "--json",
@@ -948,7 +948,7 @@ fn an_estimate_predicts_the_nodes_of_the_count_it_stands_for() {
             &[
                 "no3line",
                 "10",
-                "--estimate=1",
+                "--estimate=30",
                 "--backend",
                 "cpu",
                 "--json",

@@ -221,10 +221,11 @@ struct Walk<C> {
 }
 
 impl<C: Candidates> Walk<C> {
-    /// Whether the top level's set is kept in registers: for sets of up to two words. A
-    /// larger set (examples/golomb's bitmap of used differences) stays in the slab, as
-    /// copying it between registers on every step cost more than the load it saves (measured
-    /// on an H100: 16 marks 32.1 s with it in registers, 17.2 s without).
+    /// Whether the top level's set is kept in registers: for sets of up to two words (on an
+    /// H100 this made nqueens-simple 8–10 % faster). A larger set (examples/golomb's bitmap
+    /// of used differences, up to eight words) stays in the slab: in registers it raised
+    /// that kernel from 69 to 72 registers, and no gain stood out of branch and bound's
+    /// run-to-run spread (16 marks: 17–39 s on the same build).
     const CACHED: bool = C::WORDS <= 2;
 
     /// An idle walk of a tree whose state takes `base` words of `slab`.

@@ -1,13 +1,16 @@
-//! Predicting a count before running it: count a growing, nested sample of its chunks on the
-//! devices that would run it, then scale. What `--estimate` prints.
+//! Predicting a count before running it: count a growing, stratified sample of its chunks on
+//! the devices that would run it, then scale. What `--estimate` prints.
 //!
-//! The sample is shard `2/M` of the partition — the chunks `1, 1 + M, 1 + 2M, …`, a
-//! systematic sample across the whole work list (chunk 0, which also carries the host's own
-//! share of the count, is left out) — for `M` = the largest power of two not above the number
-//! of chunks, then `M/2`, `M/4`, … until a sample takes a third of the time budget. Each
-//! sample contains the one before, so the chunks it adds are a disjoint sample of their own:
-//! the spread of those increments' scaled node counts gives the range. The time is fitted as
-//! `fixed + nodes × seconds-a-node` through the first and the last sample, which calibrates
+//! The chunks of a work list are not alike: its order follows the search's structure, so a
+//! chunk taken from one end can be several times the average. The sample therefore grows in
+//! levels spread over the whole list, each disjoint from the ones before: with `M` the largest
+//! power of two not above the number of chunks, level 0 is chunk `M/2` (shard `M/2 + 1` of
+//! `M`), level 1 the chunks `M/4` and `3M/4`, level 2 the odd multiples of `M/8`, … — after
+//! `L` levels every multiple of `M/2^L` but 0 (chunk 0 also carries the host's own share of
+//! the count, which the work list already knows). Levels are added until the sampling has
+//! taken half the time budget, and at least three (seven chunks). Each level is a sample of
+//! its own: the spread of their scaled node counts gives the range. The time is fitted as
+//! `fixed + nodes × seconds-a-node` through the first and the last level, which calibrates
 //! both the device's rate on this work and the cost of a launch, on the machine that will run
 //! it.
 
@@ -20,7 +23,7 @@ use serde::Serialize;
 pub struct Prediction {
     /// Chunks of the whole count.
     pub chunks: u32,
-    /// Chunks counted in the largest sample.
+    /// Chunks counted, in all levels.
     pub sample_chunks: u32,
     /// Seconds the sampling took (every sample, and making the work list).
     pub sample_seconds: f64,
@@ -36,9 +39,11 @@ pub struct Prediction {
     pub seconds_low: f64,
     /// Seconds at `nodes_high`.
     pub seconds_high: f64,
+    /// Every level counted, first first: `[chunks, nodes, seconds]` (disjoint samples).
+    pub samples: Vec<(u32, u64, f64)>,
 }
 
-/// One counted sample: its chunks, nodes and seconds.
+/// One counted level: its chunks, nodes and seconds.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
     chunks: u32,
@@ -59,8 +64,13 @@ pub struct Setup {
 /// Fewest chunks a count must have to be estimated from a sample of them.
 pub const MIN_CHUNKS: u32 = 16;
 
-/// Predicts a count of `chunks` chunks by counting samples of them with `count(shard)`
-/// (returning the shard's nodes and seconds) until one takes `budget / 3` seconds.
+/// Fewest levels a prediction counts (1 + 2 + 4 = 7 chunks), whatever the budget: fewer
+/// leave no spread to judge the range by.
+const MIN_LEVELS: usize = 3;
+
+/// Predicts a count of `chunks` chunks by counting levels of samples of them with
+/// `count(shard)` (returning the shard's nodes and seconds) until they have taken
+/// `budget / 2` seconds (and at least [`MIN_LEVELS`] levels).
 pub fn predict(
     chunks: u32,
     budget: f64,
@@ -73,62 +83,50 @@ pub fn predict(
         )));
     }
     let started = std::time::Instant::now();
-    let mut every = 1u32 << (31 - chunks.leading_zeros());
-    let mut samples: Vec<Sample> = Vec::new();
-    loop {
-        let shard = Shard::new(2, every)?;
+    let top = 1u32 << (31 - chunks.leading_zeros());
+    let mut levels: Vec<Sample> = Vec::new();
+    let mut stride = top;
+    while stride >= 2 {
+        // The odd multiples of stride / 2: shard stride/2 + 1 of stride.
+        let shard = Shard::new(stride / 2 + 1, stride)?;
         let (nodes, seconds) = count(shard)?;
-        samples.push(Sample {
+        levels.push(Sample {
             chunks: shard.chunks(chunks).count() as u32,
             nodes,
             seconds,
         });
-        if seconds >= budget / 3.0 || every == 2 {
+        let spent: f64 = levels.iter().map(|level| level.seconds).sum();
+        if levels.len() >= MIN_LEVELS && spent >= budget / 2.0 {
             break;
         }
-        every /= 2;
+        stride /= 2;
     }
     Ok(scale(
         chunks,
-        &samples,
+        &levels,
         setup.seconds + started.elapsed().as_secs_f64(),
         setup,
     ))
 }
 
-/// The prediction from nested samples (each containing the one before).
-fn scale(chunks: u32, samples: &[Sample], sample_seconds: f64, setup: Setup) -> Prediction {
-    let last = samples[samples.len() - 1];
-    let nodes = last.nodes as f64 * chunks as f64 / last.chunks as f64;
-    // The increments: disjoint samples, each scaled to the whole.
-    let mut increments = Vec::new();
-    let mut before = Sample {
-        chunks: 0,
-        nodes: 0,
-        seconds: 0.0,
-    };
-    for sample in samples {
-        let added = sample.chunks - before.chunks;
-        if added > 0 {
-            let scaled =
-                sample.nodes.saturating_sub(before.nodes) as f64 * chunks as f64 / added as f64;
-            increments.push((added as f64, scaled));
-        }
-        before = *sample;
-    }
-    // A sandwich standard error of the chunk-weighted mean of the increments' estimates.
-    let weight: f64 = increments.iter().map(|(w, _)| w).sum();
-    let spread: f64 = increments
+/// The prediction from disjoint levels of samples.
+fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> Prediction {
+    let sampled: u32 = levels.iter().map(|level| level.chunks).sum();
+    let sampled_nodes: u64 = levels.iter().map(|level| level.nodes).sum();
+    let per_chunk = |nodes: u64, count: u32| nodes as f64 * chunks as f64 / count as f64;
+    let nodes = per_chunk(sampled_nodes, sampled);
+    // A sandwich standard error of the chunk-weighted mean of the levels' estimates.
+    let spread = levels
         .iter()
-        .map(|(w, e)| (w * (e - nodes)).powi(2))
+        .map(|level| (level.chunks as f64 * (per_chunk(level.nodes, level.chunks) - nodes)).powi(2))
         .sum::<f64>()
         .sqrt()
-        / weight;
+        / sampled as f64;
     let (nodes_low, nodes_high) = ((nodes - 2.0 * spread).max(0.0), nodes + 2.0 * spread);
-    // Seconds = fixed + nodes × rate, through the first and the last sample: the first (one
-    // chunk or a few) is mostly the launch's fixed cost, the last mostly work, so the line
-    // through them is the least sensitive to the noise of either.
-    let first = samples[0];
+    // Seconds = fixed + nodes × rate, through the first and the last level: the first (one
+    // chunk) is mostly the launch's fixed cost, the last mostly work, so the line through them
+    // is the least sensitive to the noise of either.
+    let (first, last) = (levels[0], levels[levels.len() - 1]);
     let (fixed, rate) = if last.nodes > first.nodes && last.seconds > first.seconds {
         let rate = (last.seconds - first.seconds) / (last.nodes - first.nodes) as f64;
         let fixed = first.seconds - rate * first.nodes as f64;
@@ -138,13 +136,14 @@ fn scale(chunks: u32, samples: &[Sample], sample_seconds: f64, setup: Setup) -> 
             (0.0, last.seconds / last.nodes as f64)
         }
     } else {
-        (0.0, last.seconds / last.nodes.max(1) as f64)
+        let seconds: f64 = levels.iter().map(|level| level.seconds).sum();
+        (0.0, seconds / sampled_nodes.max(1) as f64)
     };
     let time = |nodes: f64| setup.seconds + fixed + rate * nodes;
     let host = setup.nodes as f64;
     Prediction {
         chunks,
-        sample_chunks: last.chunks,
+        sample_chunks: sampled,
         sample_seconds,
         nodes: host + nodes,
         nodes_low: host + nodes_low,
@@ -152,6 +151,10 @@ fn scale(chunks: u32, samples: &[Sample], sample_seconds: f64, setup: Setup) -> 
         seconds: time(nodes),
         seconds_low: time(nodes_low),
         seconds_high: time(nodes_high),
+        samples: levels
+            .iter()
+            .map(|level| (level.chunks, level.nodes, level.seconds))
+            .collect(),
     }
 }
 
@@ -182,8 +185,9 @@ mod tests {
         );
         let seconds = 0.5 + 0.05 + whole as f64 * 1e-6;
         assert!((p.seconds / seconds - 1.0).abs() < 0.01, "{p:?}");
-        // A third of the 0.3 s budget is 0.1 s: 64 chunks (0.05 + 0.066 s) are enough.
-        assert_eq!(p.sample_chunks, 64);
+        // Half the 0.3 s budget is 0.15 s: the three levels of 1, 2 and 4 chunks take 0.157 s.
+        assert_eq!(p.sample_chunks, 7);
+        assert_eq!(p.samples.len(), 3);
     }
 
     #[test]
