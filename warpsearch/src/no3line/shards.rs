@@ -93,7 +93,14 @@ pub fn estimate(
 ) -> Result<crate::predict::Prediction> {
     validate(n)?;
     let started = std::time::Instant::now();
-    let (whole, partition) = work_list(n, SHARDED_TARGET, engine());
+    // The work list the count itself would make (its subtree target on these devices), cut
+    // into the chunks of a sharded search, so that the sample is of the very subtrees it runs.
+    let devices = match backend {
+        Backend::Gpu(gpus) => gpus.len() as u64,
+        Backend::Cpu(_) => 1,
+    };
+    let target = super::subtree_target(n, backend, engine())? * devices;
+    let (whole, partition) = work_list(n, target, engine());
     let setup = crate::predict::Setup {
         seconds: started.elapsed().as_secs_f64(),
         nodes: whole.nodes,
