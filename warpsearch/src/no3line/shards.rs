@@ -94,13 +94,15 @@ pub fn estimate(
     validate(n)?;
     let started = std::time::Instant::now();
     // The work list the count itself would make (its subtree target on these devices), cut
-    // into the chunks of a sharded search, so that the sample is of the very subtrees it runs.
+    // into fine chunks, so that the sample is of the very subtrees it runs, spread over all.
     let devices = match backend {
         Backend::Gpu(gpus) => gpus.len() as u64,
         Backend::Cpu(_) => 1,
     };
     let target = super::subtree_target(n, backend, engine())? * devices;
-    let (whole, partition) = work_list(n, target, engine());
+    let whole = split_search(n, target, engine());
+    let chunks = whole.subtrees.len().clamp(1, crate::predict::CHUNKS) as u32;
+    let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
     let setup = crate::predict::Setup {
         seconds: started.elapsed().as_secs_f64(),
         nodes: whole.nodes,
