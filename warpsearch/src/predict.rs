@@ -8,7 +8,9 @@
 //! `M`), level 1 the chunks `M/4` and `3M/4`, level 2 the odd multiples of `M/8`, … — after
 //! `L` levels every multiple of `M/2^L` but 0 (chunk 0 also carries the host's own share of
 //! the count, which the work list already knows). Levels are added until the sampling has
-//! taken half the time budget, and at least four (fifteen chunks). Each level is a sample of
+//! taken half the time budget, and at least three (seven chunks). How finely the caller cuts
+//! its work list is a trade: fine chunks spread the sample over more of the list (better
+//! nodes), coarse ones keep each level's launch large enough to fill the GPU (better time). Each level is a sample of
 //! its own: the spread of their scaled node counts gives the range. The time is fitted as
 //! `fixed + nodes × seconds-a-node` through the first and the last level, which calibrates
 //! both the device's rate on this work and the cost of a launch, on the machine that will run
@@ -64,15 +66,11 @@ pub struct Setup {
 /// Fewest chunks a count must have to be estimated from a sample of them.
 pub const MIN_CHUNKS: u32 = 16;
 
-/// Chunks a work list is cut into for an estimate (at most; fewer when it has fewer items):
-/// finer than a sharded count's 256, so that a few seconds of sampling take many small pieces
-/// from all over the list rather than a few large ones (no-three-in-line n = 16 on an H100,
-/// seven of 256 chunks: half the nodes; heavy and light parts of a work list lie far apart).
-pub const CHUNKS: usize = 4096;
 
-/// Fewest levels a prediction counts (1 + 2 + 4 + 8 = 15 chunks), whatever the budget: fewer
-/// leave too little spread to judge the range by.
-const MIN_LEVELS: usize = 4;
+
+/// Fewest levels a prediction counts (1 + 2 + 4 = 7 chunks), whatever the budget: fewer
+/// leave no spread to judge the range by.
+const MIN_LEVELS: usize = 3;
 
 /// Predicts a count of `chunks` chunks by counting levels of samples of them with
 /// `count(shard)` (returning the shard's nodes and seconds) until they have taken
@@ -191,9 +189,9 @@ mod tests {
         );
         let seconds = 0.5 + 0.05 + whole as f64 * 1e-6;
         assert!((p.seconds / seconds - 1.0).abs() < 0.01, "{p:?}");
-        // Half the 0.3 s budget is 0.15 s, but at least four levels: 1, 2, 4 and 8 chunks.
-        assert_eq!(p.sample_chunks, 15);
-        assert_eq!(p.samples.len(), 4);
+        // Half the 0.3 s budget is 0.15 s: the three levels of 1, 2 and 4 chunks take 0.157 s.
+        assert_eq!(p.sample_chunks, 7);
+        assert_eq!(p.samples.len(), 3);
     }
 
     #[test]
