@@ -66,8 +66,6 @@ pub struct Setup {
 /// Fewest chunks a count must have to be estimated from a sample of them.
 pub const MIN_CHUNKS: u32 = 16;
 
-
-
 /// Fewest levels a prediction counts (1 + 2 + 4 = 7 chunks), whatever the budget: fewer
 /// leave no spread to judge the range by.
 const MIN_LEVELS: usize = 3;
