@@ -53,28 +53,19 @@ pub fn count_derangements(n: u32) -> u64 {
 /// The same count through the GPU kernel's own loop (`kernels::dfs::walk_warp`), run on the
 /// CPU form of one warp: 32 lanes claiming units from a queue as they finish.
 pub fn count_derangements_as_a_warp(n: u32) -> u64 {
-    use core::sync::atomic::AtomicU32;
-    use kernels::dfs::{Lane, Report, walk_warp};
+    use kernels::dfs::{Report, walk_as_one_warp};
     let tree = Derangements { n };
     let units: [u64; 31] = core::array::from_fn(|i| i as u64 + 1);
-    let count = n.saturating_sub(1).min(31);
+    let count = n.saturating_sub(1).min(31) as usize;
     let mut results = [0u64; 31];
-    let mut lanes = kernels::warp::Lanes::from_fn(|_| Lane::new(&tree, [0u32; 64]));
-    let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(0));
-    // SAFETY: `count` ≤ 31 one-word units and as many result words.
-    unsafe {
-        walk_warp(
-            &tree,
-            &mut lanes,
-            units.as_ptr(),
-            1,
-            count,
-            &next,
-            &cancel,
-            results.as_mut_ptr(),
-            Report::Counts,
-        );
-    }
+    walk_as_one_warp(
+        &tree,
+        &units[..count],
+        1,
+        &mut results[..count],
+        Report::Counts,
+        || [0u32; 64],
+    );
     results.iter().sum()
 }
 

@@ -519,6 +519,50 @@ pub unsafe fn walk_warp<T: DepthFirst, S: Slab>(
     }
 }
 
+/// CPU twin of a launch's kernel loop, for tests: [`walk_warp`] on one warp of 32 lanes, each
+/// with a slab from `slab()`, over `units` (`unit_words` words each) with its own queue and no
+/// cancellation, writing `results` as `report` says — what one GPU warp alone would do with
+/// the whole work list.
+///
+/// # Panics
+/// When `units` is not a whole number of units, or `results` does not have the words
+/// `report` needs for them (tests only: the GPU path checks nothing).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn walk_as_one_warp<T: DepthFirst, S: Slab>(
+    tree: &T,
+    units: &[u64],
+    unit_words: u32,
+    results: &mut [u64],
+    report: Report,
+    mut slab: impl FnMut() -> S,
+) {
+    use core::sync::atomic::AtomicU32;
+    let count = units.len() / unit_words as usize;
+    let words = match report {
+        Report::Counts => count,
+        Report::CountsAndNodes => 2 * count,
+    };
+    assert_eq!(units.len(), count * unit_words as usize, "a part of a unit");
+    assert_eq!(results.len(), words, "results for {count} units");
+    let mut lanes = crate::warp::Lanes::from_fn(|_| Lane::new(tree, slab()));
+    let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(0));
+    // SAFETY: `units` holds `count` units and `results` the words `report` writes for them
+    // (both checked above); nothing else writes `results`.
+    unsafe {
+        walk_warp(
+            tree,
+            &mut lanes,
+            units.as_ptr(),
+            unit_words,
+            count as u32,
+            &next,
+            &cancel,
+            results.as_mut_ptr(),
+            report,
+        );
+    }
+}
+
 /// The GPU skeleton: [`walk_warp`] on every warp of the launch, each thread a lane with its
 /// slab in the block's shared memory, writing one count a unit.
 ///
@@ -741,5 +785,9 @@ mod tests {
         assert_eq!(next.load(Ordering::Relaxed), 35);
         assert!(lanes.map_ref(|lane| lane.finished).all());
         assert_eq!(results, [2, 2, 2]);
+        // The safe form for tests gives the same.
+        let mut again = [0u64; 3];
+        walk_as_one_warp(&tree, &units, 1, &mut again, Report::Counts, || [0u32; 16]);
+        assert_eq!(again, results);
     }
 }

@@ -85,9 +85,8 @@ pub fn enumerate_shard(
     Ok(run.into_result(partition, shard, backend))
 }
 
-/// Predicts the search of size `n` on `backend` (nodes, seconds, ranges) by searching a
-/// growing sample of its chunks there until one takes `budget / 3` seconds
-/// ([`crate::predict`]).
+/// Predicts the search of size `n` on `backend` (nodes, seconds, ranges) by searching
+/// levels of a sample of its chunks there for about `budget` seconds ([`crate::predict`]).
 pub fn estimate(
     n: u32,
     backend: &Backend,

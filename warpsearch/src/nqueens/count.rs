@@ -367,8 +367,8 @@ pub fn count_shard(
     })
 }
 
-/// Predicts the count of `n` on `backend` (nodes, seconds, ranges) by counting a growing
-/// sample of its chunks there until one takes `budget / 3` seconds ([`crate::predict`]).
+/// Predicts the count of `n` on `backend` (nodes, seconds, ranges) by counting levels of a
+/// sample of its chunks there for about `budget` seconds ([`crate::predict`]).
 pub fn estimate(
     n: u32,
     backend: &Backend,

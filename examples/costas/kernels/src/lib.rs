@@ -438,32 +438,17 @@ mod tests {
 
     #[test]
     fn the_gpu_kernel_loop_counts_order_9_on_a_cpu_warp() {
-        use core::sync::atomic::AtomicU32;
-        use kernels::dfs::{Lane, Report, walk_warp};
-        use kernels::warp::Lanes;
+        use kernels::dfs::{Report, walk_as_one_warp};
         // The units the host makes (first three rows), walked by the kernel's own loop: one
         // warp of 32 lanes claiming units as they finish, on the CPU form of `Lanes`.
         let n = 9;
         let mut units = std::vec::Vec::new();
         prefixes(n, 3, &mut |word| units.push(word));
         let tree = CostasTree::<false> { n };
-        let mut lanes = Lanes::from_fn(|_| Lane::new(&tree, [0u32; SLAB_WORDS]));
         let mut results = std::vec![u64::MAX; units.len()];
-        let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(0));
-        // SAFETY: one word a unit, one result word a unit.
-        unsafe {
-            walk_warp(
-                &tree,
-                &mut lanes,
-                units.as_ptr(),
-                1,
-                units.len() as u32,
-                &next,
-                &cancel,
-                results.as_mut_ptr(),
-                Report::Counts,
-            );
-        }
+        walk_as_one_warp(&tree, &units, 1, &mut results, Report::Counts, || {
+            [0u32; SLAB_WORDS]
+        });
         for (unit, &counted) in units.iter().zip(&results) {
             assert_eq!(counted, count_unit(n, *unit));
         }
