@@ -281,6 +281,40 @@ pub fn estimate<S: Search>(search: &S, probes: u64, seed: u64) -> Result<Estimat
     })
 }
 
+/// Predicts the nodes and the time of `search` on `backend` by running levels of a sample of
+/// its chunks there for about `budget` seconds ([`crate::predict`]): what the kit's
+/// `--estimate` prints. A branch-and-bound search (one with a [`Search::shared_bound`]) is
+/// refused: a sample starts from the first bound, the whole run from ever better ones, so
+/// its size says nothing about the run's.
+pub fn predict<S: Search>(
+    search: &S,
+    backend: &Backend,
+    control: &RunControl,
+    budget: f64,
+) -> Result<crate::predict::Prediction> {
+    if search.shared_bound().is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "{} is a branch-and-bound search: its size depends on the bound the run finds, which a sample cannot tell",
+            search.problem()
+        )));
+    }
+    let started = std::time::Instant::now();
+    let units = search.units();
+    let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS.max(1)).collect();
+    let chunks = list.len().clamp(1, CHUNKS) as u32;
+    // What every run spends before its first launch: the work list and its fingerprint.
+    let _ = Partition::new(search.problem(), search.size(), &list, chunks);
+    let setup = crate::predict::Setup {
+        seconds: started.elapsed().as_secs_f64(),
+        nodes: 0,
+    };
+    let quiet = control.clone().with_progress(false);
+    crate::predict::predict(chunks, budget, setup, |shard| {
+        let result = run(search, backend, &quiet, shard, None)?;
+        Ok((result.counts.nodes(), result.seconds))
+    })
+}
+
 /// Chunks a search's work list is grouped into (fewer when there are fewer units).
 pub const CHUNKS: usize = 256;
 

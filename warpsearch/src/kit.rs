@@ -99,18 +99,18 @@ pub struct RunArgs {
     /// counts; a search whose results combine otherwise (the shorter of two rulers) merges here.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["shard", "checkpoint", "result"])]
     pub merge: Vec<PathBuf>,
-    /// Instead of searching, predict its nodes from random paths below random units (Knuth's
-    /// estimator; the search's description must have a probe), with a 95 % range.
-    #[arg(long, conflicts_with_all = ["shard", "checkpoint", "result", "merge"])]
-    pub estimate: bool,
-    /// Random paths for --estimate (more: a narrower range).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 100_000,
-        requires = "estimate"
-    )]
-    pub probes: u64,
+    /// Instead of searching, predict its nodes and its time on the chosen devices, with 95 %
+    /// ranges, by running a sample of its chunks there for about SECONDS (default 6). With
+    /// --probes: its nodes alone, from random paths through the tree (no device time).
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "6",
+          conflicts_with_all = ["shard", "checkpoint", "result", "merge"])]
+    pub estimate: Option<f64>,
+    /// With --estimate: predict the nodes from N random paths below random units instead
+    /// (Knuth's estimator; the search's description must have a probe). More: a narrower
+    /// range.
+    #[arg(long, value_name = "N", requires = "estimate")]
+    pub probes: Option<u64>,
     /// The seed of --estimate's random paths (the same seed, the same estimate).
     #[arg(long, value_name = "S", default_value_t = 1, requires = "estimate")]
     pub seed: u64,
@@ -162,21 +162,11 @@ pub fn run<S: Search>(
     }
 }
 
-fn try_run<S: Search>(
-    search: &S,
-    args: &RunArgs,
-    answer: impl FnOnce(&S::Partial, f64) -> Answer,
-) -> Result<ExitCode, Error> {
-    if args.estimate {
-        let estimate = engine::estimate(search, args.probes, args.seed)?;
-        if args.json {
-            let mut value =
-                serde_json::to_value(&estimate).map_err(|e| Error::Verification(e.to_string()))?;
-            value["problem"] = search.problem().into();
-            value["size"] = search.size().into();
-            value["seed"] = args.seed.into();
-            println!("{value}");
-        } else {
+/// `--estimate`: a sample run on the chosen devices, or with `--probes` Knuth's random paths.
+fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCode, Error> {
+    let mut value = if let Some(probes) = args.probes {
+        let estimate = engine::estimate(search, probes, args.seed)?;
+        if !args.json {
             println!(
                 "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} units, seed {})",
                 search.problem(),
@@ -189,7 +179,66 @@ fn try_run<S: Search>(
                 args.seed
             );
         }
-        return Ok(ExitCode::SUCCESS);
+        let mut value =
+            serde_json::to_value(&estimate).map_err(|e| Error::Verification(e.to_string()))?;
+        value["seed"] = args.seed.into();
+        value
+    } else {
+        if !(budget > 0.0 && budget.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "--estimate=SECONDS wants a positive number of seconds; got {budget}"
+            )));
+        }
+        let selected = backend::select_for(
+            args.backend,
+            args.threads,
+            &args.devices,
+            search.kernel().is_some_and(|k| !k.ptx.trim().is_empty()),
+        )?;
+        eprintln!("{}", selected.reason);
+        let stop = Arc::new(AtomicBool::new(false));
+        crate::run::on_interrupt(stop.clone())?;
+        let control = RunControl::quiet().with_cancel(stop);
+        let prediction = engine::predict(search, &selected.backend, &control, budget)?;
+        if !args.json {
+            println!(
+                "{} {}: about {:.3e} nodes (95 %: {:.3e} – {:.3e}), about {:.3} s on {} ({:.3} – {:.3} s)",
+                search.problem(),
+                search.size(),
+                prediction.nodes,
+                prediction.nodes_low,
+                prediction.nodes_high,
+                prediction.seconds,
+                selected.backend.describe(),
+                prediction.seconds_low,
+                prediction.seconds_high
+            );
+            println!(
+                "  from running {} of its {} chunks there ({:.3} s in all)",
+                prediction.sample_chunks, prediction.chunks, prediction.sample_seconds
+            );
+        }
+        let mut value =
+            serde_json::to_value(&prediction).map_err(|e| Error::Verification(e.to_string()))?;
+        value["backend"] = selected.backend.describe().into();
+        value
+    };
+    if args.json {
+        value["estimate"] = true.into();
+        value["problem"] = search.problem().into();
+        value["size"] = search.size().into();
+        println!("{value}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn try_run<S: Search>(
+    search: &S,
+    args: &RunArgs,
+    answer: impl FnOnce(&S::Partial, f64) -> Answer,
+) -> Result<ExitCode, Error> {
+    if let Some(budget) = args.estimate {
+        return estimate(search, args, budget);
     }
     if !args.merge.is_empty() {
         let (partition, counts, seconds, _) = crate::shard::merge::<S::Partial>(&args.merge)?;

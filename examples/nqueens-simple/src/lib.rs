@@ -165,6 +165,22 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_run_predicts_the_nodes_of_the_whole_run() {
+        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let search = Simple::new(13);
+        let counted = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
+            .unwrap()
+            .counts
+            .nodes as f64;
+        let predicted = engine::predict(&search, &cpu, &RunControl::quiet(), 1.0).unwrap();
+        assert!(
+            (predicted.nodes / counted - 1.0).abs() < 0.10,
+            "{counted} counted, {predicted:?}"
+        );
+        assert!(predicted.seconds > 0.0 && predicted.sample_chunks >= 7);
+    }
+
+    #[test]
     fn boards_4_to_12_match_oeis_on_the_cpu() {
         let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
         for n in 4..=12 {
