@@ -68,7 +68,7 @@ pub const MIN_CHUNKS: u32 = 16;
 
 /// Fewest levels a prediction counts (1 + 2 + 4 = 7 chunks), whatever the budget: fewer
 /// leave no spread to judge the range by.
-const MIN_LEVELS: usize = 3;
+pub const MIN_LEVELS: usize = 3;
 
 /// Predicts a count of `chunks` chunks by counting levels of samples of them with
 /// `count(shard)` (returning the shard's nodes and seconds) until they have taken
