@@ -225,7 +225,7 @@ impl<C: Candidates> Walk<C> {
     /// H100 this made nqueens-simple 8–10 % faster). A larger set (examples/golomb's bitmap
     /// of used differences, up to eight words) stays in the slab: in registers it raised
     /// that kernel from 69 to 72 registers, and no gain stood out of branch and bound's
-    /// run-to-run spread (16 marks: 17–39 s on the same build).
+    /// run-to-run spread (16 marks: 17 to 40 s across runs of the same builds).
     const CACHED: bool = C::WORDS <= 2;
 
     /// An idle walk of a tree whose state takes `base` words of `slab`.
