@@ -162,6 +162,26 @@ pub fn run<S: Search>(
     }
 }
 
+/// The backend `args` choose for `search` (auto without a kernel in this build: the CPU), the
+/// reason on stderr.
+fn select<S: Search>(search: &S, args: &RunArgs) -> Result<backend::Selected, Error> {
+    let selected = backend::select_for(
+        args.backend,
+        args.threads,
+        &args.devices,
+        search.kernel().is_some_and(|k| !k.ptx.trim().is_empty()),
+    )?;
+    eprintln!("{}", selected.reason);
+    Ok(selected)
+}
+
+/// A flag that Ctrl-C (or SIGTERM) raises, for the run's cancellation.
+fn stop_on_interrupt() -> Result<Arc<AtomicBool>, Error> {
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::run::on_interrupt(stop.clone())?;
+    Ok(stop)
+}
+
 /// `--estimate`: a sample run on the chosen devices, or with `--probes` Knuth's random paths.
 fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCode, Error> {
     let mut value = if let Some(probes) = args.probes {
@@ -189,16 +209,8 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
                 "--estimate=SECONDS wants a positive number of seconds; got {budget}"
             )));
         }
-        let selected = backend::select_for(
-            args.backend,
-            args.threads,
-            &args.devices,
-            search.kernel().is_some_and(|k| !k.ptx.trim().is_empty()),
-        )?;
-        eprintln!("{}", selected.reason);
-        let stop = Arc::new(AtomicBool::new(false));
-        crate::run::on_interrupt(stop.clone())?;
-        let control = RunControl::quiet().with_cancel(stop);
+        let selected = select(search, args)?;
+        let control = RunControl::quiet().with_cancel(stop_on_interrupt()?);
         let prediction = engine::predict(search, &selected.backend, &control, budget)?;
         if !args.json {
             println!(
@@ -267,18 +279,10 @@ fn try_run<S: Search>(
         Some(text) => Shard::parse(text)?,
         None => Shard::WHOLE,
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::run::on_interrupt(stop.clone())?;
     let control = RunControl::quiet()
-        .with_cancel(stop)
+        .with_cancel(stop_on_interrupt()?)
         .with_progress(!args.json);
-    let selected = backend::select_for(
-        args.backend,
-        args.threads,
-        &args.devices,
-        search.kernel().is_some_and(|k| !k.ptx.trim().is_empty()),
-    )?;
-    eprintln!("{}", selected.reason);
+    let selected = select(search, args)?;
     let checkpoint = args.checkpoint.clone().map(|path| CheckpointFile {
         path,
         every: Duration::from_secs(args.checkpoint_every),
