@@ -342,15 +342,22 @@ fn example_test() -> Result {
             .env(&require, "1")
             .output()
             .map_err(|e| format!("{what}: {e}"))?;
-        let text = String::from_utf8_lossy(&output.stdout).to_string();
-        let value: serde_json::Value = serde_json::from_str(text.trim())
-            .map_err(|e| format!("{what} printed {text:?}: {e}"))?;
+        let (value, text) = json_line(&output, &what)?;
         if !output.status.success() || value[field] != expected || value["known_match"] != true {
             return Err(format!("{what}: expected {field} {expected}, got {text}"));
         }
         eprintln!("xtask: examples/{name}: {}", text.trim());
     }
     kit_test()
+}
+
+/// The JSON line a command printed on stdout, and the text it was read from; `what` names the
+/// command in the error when it is not JSON.
+fn json_line(output: &std::process::Output, what: &str) -> Result<(serde_json::Value, String)> {
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let value =
+        serde_json::from_str(text.trim()).map_err(|e| format!("{what} printed {text:?}: {e}"))?;
+    Ok((value, text))
 }
 
 /// examples/nqueens-simple copied out of the repository, as a user's own crate that names a
@@ -442,9 +449,7 @@ fn kit_test() -> Result {
         .args(&files)
         .output()
         .map_err(|e| format!("warpsearch merge: {e}"))?;
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("warpsearch merge printed {text:?}: {e}"))?;
+    let (value, text) = json_line(&output, "warpsearch merge")?;
     if !output.status.success() || value["counts"]["solutions"] != 73712 {
         return Err(format!(
             "merging nqueens-simple's shards: expected 73712, got {text}"
@@ -460,9 +465,7 @@ fn kit_test() -> Result {
         .args(&files)
         .output()
         .map_err(|e| format!("nqueens-simple --merge: {e}"))?;
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("nqueens-simple --merge printed {text:?}: {e}"))?;
+    let (value, text) = json_line(&output, "nqueens-simple --merge")?;
     if !output.status.success() || value["count"] != 73712 {
         return Err(format!(
             "nqueens-simple 13 --merge: expected 73712, got {text}"
@@ -496,9 +499,7 @@ fn kit_test() -> Result {
     let output = start()
         .output()
         .map_err(|e| format!("nqueens-simple 16 (resumed): {e}"))?;
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("nqueens-simple 16 (resumed) printed {text:?}: {e}"))?;
+    let (value, text) = json_line(&output, "nqueens-simple 16 (resumed)")?;
     if !output.status.success() || value["count"] != 14772512 {
         return Err(format!(
             "nqueens-simple 16 resumed: expected 14772512, got {text}"
