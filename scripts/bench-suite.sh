@@ -44,6 +44,14 @@
 #                    (EST=SECONDS of sampling, default 6; LIMIT s for each count, default 300; COUNT=0:
 #                    the estimates alone)
 #   one ARGS…        one warpsearch command (long runs: `one nqueens 23 --checkpoint ck.json`)
+#   record           a checkpointed record run in sittings: WHAT="no3line 17" (the count's arguments),
+#                    its checkpoint and result in CK=DIR (carry DIR from one sitting to the next),
+#                    LIMIT s this sitting (default 540; SIGTERM at the limit saves the checkpoint), on
+#                    DEVICES (default all); once finished, `verify` of a SAMPLE (default 2%) of its
+#                    chunks, SEED=2026, on VERIFY_DEVICES (default: the last GPU)
+#   sample           a counted, verified sample of a count too long to run whole: the estimate of
+#                    WHAT="nqueens 24", shard SHARD="1/100" of it on DEVICES (its result in CK=DIR),
+#                    then every chunk of the shard recounted on VERIFY_DEVICES (default: the last GPU)
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
 # mismatch). The log goes to $LOG_DIR/bench-SUITE.log (LOG_DIR: default the current folder).
@@ -265,6 +273,32 @@ estimate)
     ;;
 one)
     run "warpsearch $*" 590 $B "$@"
+    ;;
+record)
+    ck=${CK:?CK=DIR holds the checkpoint}; mkdir -p "$ck"
+    last=$(( $(nvidia-smi -L | wc -l) - 1 ))
+    [[ -f $ck/checkpoint.json ]] && echo "== resuming $ck/checkpoint.json" || echo "== a new run"
+    # shellcheck disable=SC2086
+    run "${WHAT:?}" "${LIMIT:-540}" $B $WHAT --backend gpu --devices "${DEVICES:-all}" \
+        --checkpoint "$ck/checkpoint.json" --checkpoint-every 20 --result "$ck/result.json"
+    rc=$?
+    if [[ $rc == 0 ]]; then
+        run "verify ${SAMPLE:-2%}" 590 $B verify "$ck/result.json" --sample "${SAMPLE:-2%}" \
+            --seed "${SEED:-2026}" --backend gpu --devices "${VERIFY_DEVICES:-$last}"
+    else
+        echo "== stopped (rc=$rc); carry $ck to the next sitting"
+    fi
+    ;;
+sample)
+    ck=${CK:?CK=DIR holds the shard result}; mkdir -p "$ck"
+    last=$(( $(nvidia-smi -L | wc -l) - 1 ))
+    # shellcheck disable=SC2086
+    run "${WHAT:?} --estimate" 300 $B $WHAT --estimate --backend gpu --devices "${DEVICES:-all}"
+    # shellcheck disable=SC2086
+    run "$WHAT --shard ${SHARD:-1/100}" "${LIMIT:-400}" $B $WHAT --shard "${SHARD:-1/100}" --backend gpu \
+        --devices "${DEVICES:-all}" --result "$ck/shard.json" || exit 1
+    run "verify every chunk of the shard" 590 $B verify "$ck/shard.json" --sample 100% --seed 1 \
+        --backend gpu --devices "${VERIFY_DEVICES:-$last}"
     ;;
 *)
     echo "unknown suite $suite (see the top of $0)"; exit 2

@@ -85,11 +85,11 @@ fn nqueens_text_reports_counts_and_the_known_match() {
 
 #[test]
 fn out_of_range_n_is_a_clear_error() {
-    for n in ["0", "28"] {
+    for n in ["0", "29"] {
         let output = warpsearch(&["nqueens", n, "--backend", "cpu"]);
         assert_eq!(output.status.code(), Some(1), "N = {n}");
         assert!(
-            stderr(&output).contains("N must be between 1 and 27"),
+            stderr(&output).contains("N must be between 1 and 28"),
             "{}",
             stderr(&output)
         );
@@ -1011,4 +1011,128 @@ fn an_estimate_refuses_what_it_cannot_predict() {
         assert_ne!(output.status.code(), Some(0), "{args:?}");
         assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
     }
+}
+
+/// An honest run passes verify; a chunk count edited by hand is refused by verify and by
+/// merge (its digest); a chunk that a faulty device got wrong (the file consistent, the count
+/// not) is found by the recount, which names the chunk, the file and the device.
+#[test]
+fn verify_recounts_chunks_and_catches_edits_and_wrong_counts() {
+    use warpsearch::nqueens::Partial;
+    use warpsearch::shard::{ShardResult, digest, sum_of};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let result = path("r.json");
+    let output = warpsearch(&["nqueens", "12", "--backend", "cpu", "--result", &result]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let honest = warpsearch(&[
+        "verify",
+        &result,
+        "--sample",
+        "5%",
+        "--seed",
+        "3",
+        "--backend",
+        "cpu",
+        "--json",
+    ]);
+    assert_eq!(honest.status.code(), Some(0), "{}", stderr(&honest));
+    let report = json(&honest);
+    assert_eq!(report["equal"], true);
+    assert_eq!(report["seed"], 3);
+    assert_eq!(report["chunks"].as_array().map(Vec::len), Some(13));
+    let text: String = std::fs::read_to_string(&result).unwrap();
+    let mut file: ShardResult<Partial> = serde_json::from_str(&text).unwrap();
+    let chunk = file.chunks[7].index;
+    // Edited by hand: refused, by name, before any recount.
+    let mut edited: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edited["chunks"][7]["counts"]["solutions"] = 1.into();
+    let edited_path = path("edited.json");
+    std::fs::write(&edited_path, edited.to_string()).unwrap();
+    for args in [
+        vec!["verify", &edited_path, "--backend", "cpu"],
+        vec!["merge", &edited_path],
+    ] {
+        let output = warpsearch(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&output).contains("edited.json") && stderr(&output).contains("refused"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // A wrong count from a faulty device: the file is consistent, the recount differs.
+    file.chunks[7].counts.solutions += 8;
+    file.chunks[7].device = "GPU 3 (faulty)".into();
+    file.counts = sum_of(&file.chunks);
+    file.digest = digest(&file.partition, file.shard, &file.chunks).unwrap();
+    let wrong_path = path("wrong.json");
+    std::fs::write(&wrong_path, serde_json::to_string(&file).unwrap()).unwrap();
+    let list = format!("{},{}", file.chunks[6].index, chunk);
+    let output = warpsearch(&["verify", &wrong_path, "--chunks", &list, "--backend", "cpu"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("chunk {chunk} DIFFERS"))
+            && text.contains("wrong.json")
+            && text.contains("GPU 3 (faulty)")
+            && text.contains("1 DIFFER"),
+        "{text}"
+    );
+    // Chunks the files do not hold cannot be compared.
+    let output = warpsearch(&["verify", &result, "--chunks", "999", "--backend", "cpu"]);
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// N = 28 (no published count, nodes past 2⁶⁴) is accepted, and its estimate runs on the CPU
+/// (random probes of every start, the time per node from a sample of N = 16): a prediction of
+/// ≈ 3·10¹⁹ nodes, printed in full.
+#[test]
+fn nqueens_28_estimates_and_its_nodes_pass_64_bits() {
+    let output = warpsearch(&[
+        "nqueens",
+        "28",
+        "--estimate=1",
+        "--backend",
+        "cpu",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["method"], "probes");
+    assert_eq!(value["calibrated_on"], 16);
+    let nodes = value["nodes"].as_f64().unwrap();
+    assert!((1e19..1e20).contains(&nodes), "{value}");
+    assert!(nodes > u64::MAX as f64);
+    assert!(value["seconds"].as_f64().unwrap() > 1e9, "{value}");
+    assert!(
+        value["nodes_low"].as_f64() <= Some(nodes) && value["nodes_high"].as_f64() >= Some(nodes)
+    );
+}
+
+/// A count expected to take more than a minute prints its estimate as its first line (here
+/// 19-queens on one CPU thread, stopped once the line is out); `--no-estimate` skips it.
+#[test]
+fn a_long_count_prints_its_estimate_first() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = command()
+        .args(["nqueens", "19", "--backend", "cpu", "--threads", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("19-queens: expected to take about") && first.contains("CPU, 1 thread"),
+        "{first}"
+    );
+    // A short count prints no estimate.
+    let output = warpsearch(&["nqueens", "10", "--backend", "cpu"]);
+    assert!(!stdout(&output).contains("expected"), "{}", stdout(&output));
 }

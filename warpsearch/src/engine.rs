@@ -407,7 +407,7 @@ pub fn run<S: Search>(
         }
     };
     let run = run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
-    Ok(run.into_result(partition, shard, backend))
+    run.into_result(partition, shard, backend)
 }
 
 /// The units of `ranges` on every thread of `pool`; their results in order.

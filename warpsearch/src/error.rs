@@ -18,6 +18,10 @@ pub enum Error {
     /// The problem has no solution for this input (N-Queens with N = 2 or 3, say).
     #[error("{0}")]
     NoSolution(String),
+    /// A result file or checkpoint whose digest, chunks or sum do not agree: edited by hand
+    /// or damaged. The message names the file.
+    #[error("{0}")]
+    DamagedFile(String),
     /// A result failed its own verification: a bug, reported rather than returned.
     #[error("internal check failed: {0}")]
     Verification(String),

@@ -9,7 +9,8 @@
 //! - [`selftest`]: check every warp primitive on the chosen backend against a reference.
 //! - [`backend`]: how the GPU or CPU is chosen; [`run`]: cancellation and progress;
 //!   [`shard`]: deterministic shards, result files, checkpoints and merging; [`predict`]: what
-//!   a count will take, from a sample of its chunks (`--estimate`).
+//!   a count will take, from a sample of its chunks (`--estimate`); [`verify`]: recount a
+//!   sample of a run's chunks on other devices and compare them chunk by chunk.
 //! - [`engine`]: run a search of your own (your kernel, built to PTX by `warpsearch-builder`)
 //!   on every CPU core or every GPU, with progress, Ctrl-C, shards and checkpoints.
 
@@ -26,6 +27,7 @@ pub mod predict;
 pub mod run;
 pub mod selftest;
 pub mod shard;
+pub mod verify;
 
 pub use backend::{Backend, BackendChoice};
 pub use error::{Error, GpuError, Result};

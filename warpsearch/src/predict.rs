@@ -42,14 +42,68 @@ pub struct Prediction {
     /// Seconds at `nodes_high`.
     pub seconds_high: f64,
     /// Every level counted, first first: `[chunks, nodes, seconds]` (disjoint samples).
-    pub samples: Vec<(u32, u64, f64)>,
+    pub samples: Vec<(u32, u128, f64)>,
+    /// How the nodes were predicted: `"sample"` (counted chunks of the work list, scaled) or
+    /// `"probes"` (Knuth's random probes of every start of the work list, for counts whose
+    /// chunks are too large to count in the budget; the time per node is then calibrated on
+    /// a smaller size, [`Prediction::calibrated_on`]).
+    pub method: &'static str,
+    /// The fitted seconds a node on these devices.
+    pub seconds_per_node: f64,
+    /// The fitted fixed cost of a launch (seconds).
+    pub fixed_seconds: f64,
+    /// With `"probes"`: the size whose counted sample gave the seconds a node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_on: Option<u32>,
+}
+
+/// How far the time per node of a size may lie from that of the size it is calibrated on, in
+/// a [`Prediction::from_probes`]: N-Queens on one H100 ran 5.27, 5.33 and 5.28·10¹¹ nodes/s at
+/// N = 21, 22 and 23 (1 %), 4.85·10¹¹ at N = 20 (8 % below); docs/BENCHMARKS.md.
+pub const RATE_DRIFT: f64 = 0.10;
+
+impl Prediction {
+    /// The prediction of a count whose nodes come from random probes — `nodes` with the
+    /// standard error `error` — and whose time per node is `calibration`'s (a sampled
+    /// prediction of size `calibrated_on` on the same devices). `setup` is what making this
+    /// size's work list took; `sample_seconds` everything the prediction took. The time range
+    /// adds [`RATE_DRIFT`] to the nodes' range.
+    pub fn from_probes(
+        chunks: u32,
+        (nodes, error): (f64, f64),
+        setup: Setup,
+        calibration: &Prediction,
+        calibrated_on: u32,
+        sample_seconds: f64,
+    ) -> Prediction {
+        let (nodes_low, nodes_high) = ((nodes - 2.0 * error).max(0.0), nodes + 2.0 * error);
+        let time = |nodes: f64| {
+            setup.seconds + calibration.fixed_seconds + calibration.seconds_per_node * nodes
+        };
+        Prediction {
+            chunks,
+            sample_chunks: calibration.sample_chunks,
+            sample_seconds,
+            nodes,
+            nodes_low,
+            nodes_high,
+            seconds: time(nodes),
+            seconds_low: time(nodes_low) * (1.0 - RATE_DRIFT),
+            seconds_high: time(nodes_high) * (1.0 + RATE_DRIFT),
+            samples: calibration.samples.clone(),
+            method: "probes",
+            seconds_per_node: calibration.seconds_per_node,
+            fixed_seconds: calibration.fixed_seconds,
+            calibrated_on: Some(calibrated_on),
+        }
+    }
 }
 
 /// One counted level: its chunks, nodes and seconds.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
     chunks: u32,
-    nodes: u64,
+    nodes: u128,
     seconds: f64,
 }
 
@@ -60,7 +114,7 @@ pub struct Setup {
     /// Seconds.
     pub seconds: f64,
     /// Nodes.
-    pub nodes: u64,
+    pub nodes: u128,
 }
 
 /// Fewest chunks a count must have to be estimated from a sample of them.
@@ -70,6 +124,14 @@ pub const MIN_CHUNKS: u32 = 16;
 /// leave no spread to judge the range by.
 pub const MIN_LEVELS: usize = 3;
 
+/// The share of a count's time that the fewest levels of its sample take ([`MIN_LEVELS`]
+/// levels of a list of `chunks` chunks: 7 of 256), to judge whether a sample fits a budget.
+pub fn smallest_sample(chunks: u32) -> f64 {
+    let top = 1u32 << (31 - chunks.max(1).leading_zeros());
+    let sampled = (1u32 << MIN_LEVELS) - 1;
+    f64::from(sampled.min(top)) / f64::from(chunks.max(1))
+}
+
 /// Predicts a count of `chunks` chunks by counting levels of samples of them with
 /// `count(shard)` (returning the shard's nodes and seconds) until they have taken
 /// `budget / 2` seconds (and at least [`MIN_LEVELS`] levels).
@@ -77,7 +139,7 @@ pub fn predict(
     chunks: u32,
     budget: f64,
     setup: Setup,
-    mut count: impl FnMut(Shard) -> Result<(u64, f64)>,
+    mut count: impl FnMut(Shard) -> Result<(u128, f64)>,
 ) -> Result<Prediction> {
     if chunks < MIN_CHUNKS {
         return Err(Error::InvalidArgument(format!(
@@ -114,8 +176,8 @@ pub fn predict(
 /// The prediction from disjoint levels of samples.
 fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> Prediction {
     let sampled: u32 = levels.iter().map(|level| level.chunks).sum();
-    let sampled_nodes: u64 = levels.iter().map(|level| level.nodes).sum();
-    let per_chunk = |nodes: u64, count: u32| nodes as f64 * chunks as f64 / count as f64;
+    let sampled_nodes: u128 = levels.iter().map(|level| level.nodes).sum();
+    let per_chunk = |nodes: u128, count: u32| nodes as f64 * chunks as f64 / count as f64;
     let nodes = per_chunk(sampled_nodes, sampled);
     // A sandwich standard error of the chunk-weighted mean of the levels' estimates.
     let spread = levels
@@ -157,6 +219,10 @@ fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> P
             .iter()
             .map(|level| (level.chunks, level.nodes, level.seconds))
             .collect(),
+        method: "sample",
+        seconds_per_node: rate,
+        fixed_seconds: fixed,
+        calibrated_on: None,
     }
 }
 
@@ -166,8 +232,8 @@ mod tests {
 
     /// A count whose chunk `c` has `1000 + 10·(c mod 7)` nodes, at a million nodes a second
     /// plus 0.05 s a launch.
-    fn synthetic(shard: Shard) -> Result<(u64, f64)> {
-        let nodes: u64 = shard.chunks(256).map(|c| 1000 + 10 * (c as u64 % 7)).sum();
+    fn synthetic(shard: Shard) -> Result<(u128, f64)> {
+        let nodes: u128 = shard.chunks(256).map(|c| 1000 + 10 * (c as u128 % 7)).sum();
         Ok((nodes, 0.05 + nodes as f64 * 1e-6))
     }
 
@@ -194,8 +260,8 @@ mod tests {
 
     #[test]
     fn uneven_chunks_widen_the_range() {
-        let lumpy = |shard: Shard| -> Result<(u64, f64)> {
-            let nodes: u64 = shard
+        let lumpy = |shard: Shard| -> Result<(u128, f64)> {
+            let nodes: u128 = shard
                 .chunks(256)
                 .map(|c| if c % 16 == 1 { 100_000 } else { 10 })
                 .sum();

@@ -214,8 +214,9 @@ impl Partition {
 pub trait Partial: Clone + Default + Serialize + DeserializeOwned {
     /// Adds another part's counts.
     fn add(&mut self, other: &Self);
-    /// The nodes searched, for per-device reports.
-    fn nodes(&self) -> u64;
+    /// The nodes searched, for per-device reports (`u128`: a record-size search passes
+    /// 2⁶⁴ nodes, N = 28 queens ≈ 3·10¹⁹).
+    fn nodes(&self) -> u128;
 }
 
 /// The counts of any search as its result file holds them (JSON), for merging shards of a
@@ -231,10 +232,13 @@ impl JsonCounts {
         match (&mut *sum, other) {
             (Value::Null, _) => *sum = other.clone(),
             (Value::Number(a), Value::Number(b)) => {
-                *sum = match (a.as_u64(), b.as_u64()) {
+                // Integers exactly, past 64 bits too (serde_json keeps a number's digits).
+                let exact = |n: &serde_json::Number| n.to_string().parse::<u128>().ok();
+                *sum = match (exact(a), exact(b)) {
                     (Some(a), Some(b)) => a
                         .checked_add(b)
-                        .map_or_else(|| Value::from(a as f64 + b as f64), Value::from),
+                        .and_then(|sum| serde_json::to_value(sum).ok())
+                        .unwrap_or_else(|| Value::from(a as f64 + b as f64)),
                     _ => Value::from(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
                 }
             }
@@ -262,9 +266,24 @@ impl Partial for JsonCounts {
         Self::add_values(&mut self.0, &other.0);
     }
     /// The field `nodes` when there is one.
-    fn nodes(&self) -> u64 {
-        self.0["nodes"].as_u64().unwrap_or(0)
+    fn nodes(&self) -> u128 {
+        match &self.0["nodes"] {
+            serde_json::Value::Number(n) => n.to_string().parse().unwrap_or(0),
+            _ => 0,
+        }
     }
+}
+
+/// One chunk's counts in a result file or a checkpoint, with the device that computed it:
+/// what `warpsearch verify` recounts and compares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChunkCount<P> {
+    /// The chunk.
+    pub index: u32,
+    /// Its counts.
+    pub counts: P,
+    /// The worker that ran it, as [`DeviceShare::device`].
+    pub device: String,
 }
 
 /// What one shard's run writes (`--result FILE`).
@@ -274,7 +293,7 @@ pub struct ShardResult<P> {
     pub partition: Partition,
     /// Which shard.
     pub shard: Shard,
-    /// The shard's counts.
+    /// The shard's counts: its chunks' counts added up in chunk order.
     pub counts: P,
     /// Seconds the shard took (over every resumed run).
     pub seconds: f64,
@@ -285,6 +304,11 @@ pub struct ShardResult<P> {
     /// What each device did in the shard's last run.
     #[serde(default)]
     pub per_device: Vec<DeviceShare>,
+    /// Every chunk of the shard with its counts, in chunk order.
+    pub chunks: Vec<ChunkCount<P>>,
+    /// BLAKE3 over the partition, the shard and `chunks` ([`digest`]): a file edited by hand,
+    /// or cut short, no longer matches it.
+    pub digest: String,
 }
 
 /// A run's progress, written every few seconds and on Ctrl-C (`--checkpoint FILE`).
@@ -294,12 +318,108 @@ pub struct Checkpoint<P> {
     pub partition: Partition,
     /// Which shard.
     pub shard: Shard,
-    /// Chunks finished.
-    pub done: BTreeSet<u32>,
-    /// Their counts, summed.
+    /// The chunks finished so far, in chunk order, each with its counts.
+    pub chunks: Vec<ChunkCount<P>>,
+    /// Their counts, added up in chunk order.
     pub counts: P,
     /// Seconds spent so far, over every run.
     pub seconds: f64,
+    /// As [`ShardResult::digest`].
+    pub digest: String,
+}
+
+/// What [`verify_file`] and `warpsearch verify` read of a result file or a checkpoint: the
+/// fields both kinds have.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ChunkFile<P> {
+    /// The work list.
+    pub partition: Partition,
+    /// Which shard.
+    pub shard: Shard,
+    /// The chunks it holds.
+    pub chunks: Vec<ChunkCount<P>>,
+    /// Their sum.
+    pub counts: P,
+    /// Over the chunks.
+    pub digest: String,
+    /// Seconds spent on them, over every run.
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// BLAKE3 over `partition`'s fingerprint, `shard` and `chunks` (as JSON), in hex: the digest
+/// of a result file or a checkpoint. It finds edits and damage, not forgery: anyone can
+/// recompute it (a second, differently chunked run and `warpsearch verify` are the checks
+/// against a faulty device; `docs/cluster.md`).
+pub fn digest<P: Serialize>(
+    partition: &Partition,
+    shard: Shard,
+    chunks: &[ChunkCount<P>],
+) -> Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(partition.fingerprint.as_bytes());
+    hasher.update(&shard.index.to_le_bytes());
+    hasher.update(&shard.of.to_le_bytes());
+    let json = serde_json::to_vec(chunks)
+        .map_err(|e| Error::Verification(format!("serialising the chunk list: {e}")))?;
+    hasher.update(&json);
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// The counts of `chunks` added up in their order (chunk order in every file), so that the
+/// sum of a shard is the same whatever order its chunks finished in.
+pub fn sum_of<P: Partial>(chunks: &[ChunkCount<P>]) -> P {
+    let mut sum = P::default();
+    for chunk in chunks {
+        sum.add(&chunk.counts);
+    }
+    sum
+}
+
+impl<P: Partial> ChunkFile<P> {
+    /// Reads a result file or a checkpoint and checks it is whole: its digest matches its
+    /// chunks, its chunks are its shard's (each once, in order; all of them with
+    /// `complete`), and its counts are their sum. The errors name the file.
+    pub fn read(path: &Path, complete: bool) -> Result<ChunkFile<P>> {
+        let file: ChunkFile<P> = read_json(path)?;
+        file.check(&path.display().to_string(), complete)?;
+        Ok(file)
+    }
+
+    fn check(&self, name: &str, complete: bool) -> Result<()> {
+        let refuse = |why: String| {
+            Err(Error::DamagedFile(format!(
+                "{name}: {why}; the file was edited or damaged, and is refused"
+            )))
+        };
+        if digest(&self.partition, self.shard, &self.chunks)? != self.digest {
+            return refuse("its digest does not match its chunk list".into());
+        }
+        let mine: BTreeSet<u32> = self.shard.chunks(self.partition.chunks).collect();
+        let mut last = None;
+        for chunk in &self.chunks {
+            if !mine.contains(&chunk.index) || last.is_some_and(|l| l >= chunk.index) {
+                return refuse(format!(
+                    "chunk {} is not one of shard {}'s or is out of order",
+                    chunk.index, self.shard
+                ));
+            }
+            last = Some(chunk.index);
+        }
+        if complete && self.chunks.len() != mine.len() {
+            return refuse(format!(
+                "it holds {} of shard {}'s {} chunks",
+                self.chunks.len(),
+                self.shard,
+                mine.len()
+            ));
+        }
+        let json = |p: &P| serde_json::to_value(p).ok();
+        if json(&sum_of(&self.chunks)) != json(&self.counts) {
+            return refuse("its counts are not the sum of its chunks".into());
+        }
+        Ok(())
+    }
 }
 
 /// Writes `value` as JSON to `path` atomically: a temporary file in the same folder, synced,
@@ -359,7 +479,7 @@ pub struct DeviceShare {
     /// Units (subproblems) in them.
     pub units: u64,
     /// Nodes it searched.
-    pub nodes: u64,
+    pub nodes: u128,
     /// Seconds it was busy.
     pub seconds: f64,
 }
@@ -368,23 +488,26 @@ pub struct DeviceShare {
 /// worker's share of this run.
 #[derive(Clone, Debug)]
 pub struct ChunkRun<P> {
-    /// The shard's counts (chunks of earlier runs included).
+    /// The shard's counts (chunks of earlier runs included), added up in chunk order.
     pub counts: P,
+    /// Each chunk's counts, in chunk order.
+    pub chunks: Vec<ChunkCount<P>>,
     /// Seconds over every run.
     pub seconds: f64,
     /// Each worker's part of this run.
     pub shares: Vec<DeviceShare>,
 }
 
-impl<P> ChunkRun<P> {
+impl<P: Serialize> ChunkRun<P> {
     /// The result file's content for shard `shard` of `partition`, run on `backend`.
     pub fn into_result(
         self,
         partition: Partition,
         shard: Shard,
         backend: &crate::backend::Backend,
-    ) -> ShardResult<P> {
-        ShardResult {
+    ) -> Result<ShardResult<P>> {
+        Ok(ShardResult {
+            digest: digest(&partition, shard, &self.chunks)?,
             partition,
             shard,
             counts: self.counts,
@@ -392,6 +515,41 @@ impl<P> ChunkRun<P> {
             backend: backend.kind().into(),
             devices: vec![backend.describe()],
             per_device: self.shares,
+            chunks: self.chunks,
+        })
+    }
+}
+
+/// Which chunks of a work list a run takes: a shard's, or a list of them (a sample that
+/// `warpsearch verify` recounts, or an estimate's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// Shard K of M ([`Shard::WHOLE`]: every chunk).
+    Shard(Shard),
+    /// These chunks.
+    Chunks(BTreeSet<u32>),
+}
+
+impl From<Shard> for Selection {
+    fn from(shard: Shard) -> Selection {
+        Selection::Shard(shard)
+    }
+}
+
+impl Selection {
+    /// Its chunks of a list of `chunks`, in order.
+    pub fn chunks(&self, chunks: u32) -> Vec<u32> {
+        match self {
+            Selection::Shard(shard) => shard.chunks(chunks).collect(),
+            Selection::Chunks(list) => list.range(..chunks).copied().collect(),
+        }
+    }
+
+    /// Whether chunk 0 is among them (it carries what the host counts itself).
+    pub fn has_chunk_0(&self) -> bool {
+        match self {
+            Selection::Shard(shard) => shard.index == 1,
+            Selection::Chunks(list) => list.contains(&0),
         }
     }
 }
@@ -509,7 +667,8 @@ impl ChunkSource<'_> {
 
 /// Where the chunks of a run stand: shared by its workers.
 struct Ledger<P> {
-    state: Checkpoint<P>,
+    /// Chunks finished (earlier runs' too), each with its counts.
+    done: std::collections::BTreeMap<u32, ChunkCount<P>>,
     last_save: Instant,
     /// The next chunk of the to-do list to hand out.
     next: usize,
@@ -521,8 +680,15 @@ struct Ledger<P> {
     save_failed: bool,
 }
 
-/// Runs the chunks of `shard` that `checkpoint` does not list as done and returns the shard's
-/// counts, its seconds over every run, and what each worker did.
+impl<P: Partial> Ledger<P> {
+    /// The finished chunks in chunk order.
+    fn chunks(&self) -> Vec<ChunkCount<P>> {
+        self.done.values().cloned().collect()
+    }
+}
+
+/// Runs the chunks of `selection` that `checkpoint` does not list as done and returns the
+/// counts, the seconds over every run, each chunk's counts, and what each worker did.
 ///
 /// Each worker (a thread per name in `workers`) calls `run_worker(worker, source, control,
 /// report)` once; it takes chunks from `source` (in batches by the run's policy, or as many as
@@ -531,10 +697,10 @@ struct Ledger<P> {
 /// `every` seconds as chunks are reported, after the last one, and when the run fails or is
 /// stopped (Ctrl-C): chunks not reported by then are run again by the next run, so none is
 /// lost or counted twice. When one worker fails, the others are stopped through `control`
-/// and the first failure is returned.
+/// and the first failure is returned. A checkpoint is kept only for a shard's run.
 pub fn run_chunks<P: Partial + Send>(
     partition: &Partition,
-    shard: Shard,
+    selection: impl Into<Selection>,
     checkpoint: Option<&CheckpointFile>,
     control: &RunControl,
     workers: &Workers,
@@ -542,17 +708,22 @@ pub fn run_chunks<P: Partial + Send>(
     + Sync,
 ) -> Result<ChunkRun<P>> {
     let started = Instant::now();
-    let mut state = Checkpoint {
-        partition: partition.clone(),
-        shard,
-        done: BTreeSet::new(),
-        counts: P::default(),
-        seconds: 0.0,
+    let selection = selection.into();
+    let shard = match (&selection, checkpoint) {
+        (Selection::Shard(shard), _) => *shard,
+        (Selection::Chunks(_), None) => Shard::WHOLE,
+        (Selection::Chunks(_), Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "a checkpoint is kept for a shard's run, not for a list of chunks".into(),
+            ));
+        }
     };
+    let mut done = std::collections::BTreeMap::new();
+    let mut earlier = 0.0;
     if let Some(file) = checkpoint
         && file.path.exists()
     {
-        let saved: Checkpoint<P> = read_json(&file.path)?;
+        let saved: ChunkFile<P> = ChunkFile::read(&file.path, false)?;
         let what = format!("the checkpoint {}", file.path.display());
         partition.check_same(&saved.partition, &what)?;
         if saved.shard != shard {
@@ -561,31 +732,41 @@ pub fn run_chunks<P: Partial + Send>(
                 saved.shard
             )));
         }
-        state = saved;
+        earlier = saved.seconds;
+        done = saved.chunks.into_iter().map(|c| (c.index, c)).collect();
     }
-    let earlier = state.seconds;
+    let mine = selection.chunks(partition.chunks);
     let todo: Vec<u32> = workers.order(
-        shard
-            .chunks(partition.chunks)
-            .filter(|c| !state.done.contains(c))
+        mine.iter()
+            .copied()
+            .filter(|c| !done.contains_key(c))
             .collect(),
     );
-    let total = shard.chunks(partition.chunks).count() as u64;
-    let label = match shard {
-        Shard::WHOLE => format!("{} {}", partition.problem, partition.n),
-        _ => format!("{} {} shard {shard}", partition.problem, partition.n),
+    let total = mine.len() as u64;
+    let label = match &selection {
+        Selection::Shard(Shard::WHOLE) => format!("{} {}", partition.problem, partition.n),
+        Selection::Shard(shard) => format!("{} {} shard {shard}", partition.problem, partition.n),
+        Selection::Chunks(_) => format!("{} {}, {total} chunks", partition.problem, partition.n),
     };
     let progress = control.progress_bar(total, &label);
     progress.advance(total - todo.len() as u64);
-    let save = |state: &mut Checkpoint<P>| -> Result<()> {
+    let save = |ledger: &Ledger<P>| -> Result<()> {
         if let Some(file) = checkpoint {
-            state.seconds = earlier + started.elapsed().as_secs_f64();
-            write_json_atomically(&file.path, state)?;
+            let chunks = ledger.chunks();
+            let state = Checkpoint {
+                partition: partition.clone(),
+                shard,
+                digest: digest(partition, shard, &chunks)?,
+                counts: sum_of(&chunks),
+                chunks,
+                seconds: earlier + started.elapsed().as_secs_f64(),
+            };
+            write_json_atomically(&file.path, &state)?;
         }
         Ok(())
     };
     let ledger = std::sync::Mutex::new(Ledger {
-        state,
+        done,
         last_save: Instant::now(),
         next: 0,
         owner: vec![None; partition.chunks as usize],
@@ -628,7 +809,7 @@ pub fn run_chunks<P: Partial + Send>(
         let report = |chunk: u32, counts: P| -> Result<()> {
             let mut ledger = lock()?;
             if ledger.owner.get(chunk as usize) != Some(&Some(index))
-                || ledger.state.done.contains(&chunk)
+                || ledger.done.contains_key(&chunk)
             {
                 return Err(Error::Verification(format!(
                     "chunk {chunk} reported twice or by a worker it was not given to"
@@ -638,13 +819,20 @@ pub fn run_chunks<P: Partial + Send>(
             share.chunks += 1;
             share.units += partition.chunk_range(chunk).len() as u64;
             share.nodes += counts.nodes();
-            ledger.state.counts.add(&counts);
-            ledger.state.done.insert(chunk);
+            let device = share.device.clone();
+            ledger.done.insert(
+                chunk,
+                ChunkCount {
+                    index: chunk,
+                    counts,
+                    device,
+                },
+            );
             progress.advance(1);
             if checkpoint.is_some_and(|file| ledger.last_save.elapsed() >= file.every) {
                 // A failed save (a full disk) must not stop a long count: warn once, go on,
                 // and try again at the next interval.
-                if let Err(error) = save(&mut ledger.state)
+                if let Err(error) = save(&ledger)
                     && !std::mem::replace(&mut ledger.save_failed, true)
                 {
                     progress.note(&format!(
@@ -664,7 +852,7 @@ pub fn run_chunks<P: Partial + Send>(
             match todo
                 .iter()
                 .filter(|c| mine(c))
-                .find(|c| !ledger.state.done.contains(c))
+                .find(|c| !ledger.done.contains_key(c))
             {
                 Some(missing) => Err(Error::Verification(format!(
                     "chunk {missing} finished without being reported"
@@ -704,10 +892,10 @@ pub fn run_chunks<P: Partial + Send>(
         })
     };
     progress.finish();
-    let mut ledger = ledger
+    let ledger = ledger
         .into_inner()
         .map_err(|_| Error::Verification("a worker thread panicked".into()))?;
-    if let Err(error) = save(&mut ledger.state) {
+    if let Err(error) = save(&ledger) {
         // A finished count is still returned (and printed by the caller); a stopped one can
         // resume only from the last save that worked.
         progress.note(&format!(
@@ -718,7 +906,11 @@ pub fn run_chunks<P: Partial + Send>(
     if let Some(failure) = ledger.failure {
         return Err(failure);
     }
-    if control.cancelled() || ledger.state.done.len() < total as usize {
+    let chunks: Vec<ChunkCount<P>> = mine
+        .iter()
+        .filter_map(|c| ledger.done.get(c).cloned())
+        .collect();
+    if control.cancelled() || chunks.len() < mine.len() {
         return Err(Error::Interrupted);
     }
     // The lanes of one GPU are one device in the report: work added up, the busier lane's
@@ -736,7 +928,8 @@ pub fn run_chunks<P: Partial + Send>(
         }
     }
     Ok(ChunkRun {
-        counts: ledger.state.counts,
+        counts: sum_of(&chunks),
+        chunks,
         seconds: earlier + started.elapsed().as_secs_f64(),
         shares,
     })
@@ -744,7 +937,8 @@ pub fn run_chunks<P: Partial + Send>(
 
 /// Reads shard result files and checks that they are one search's shards, each exactly once:
 /// the same problem, size, version and partition, the same number of shards, none missing,
-/// none twice. Returns the partition, the summed counts, the summed seconds and the backends.
+/// none twice, and each file whole ([`ChunkFile::read`]: its digest, its chunks, its sum).
+/// Returns the partition, the summed counts, the summed seconds and the backends.
 pub fn merge<P: Partial>(files: &[PathBuf]) -> Result<(Partition, P, f64, Vec<String>)> {
     let Some(first_path) = files.first() else {
         return Err(Error::InvalidArgument(
@@ -752,6 +946,9 @@ pub fn merge<P: Partial>(files: &[PathBuf]) -> Result<(Partition, P, f64, Vec<St
         ));
     };
     let results: Vec<ShardResult<P>> = files.iter().map(|f| read_json(f)).collect::<Result<_>>()?;
+    for file in files {
+        ChunkFile::<P>::read(file, true)?;
+    }
     let first = &results[0];
     let of = first.shard.of;
     let mut seen: Vec<Option<&Path>> = vec![None; of as usize];
@@ -836,8 +1033,8 @@ mod tests {
         fn add(&mut self, other: &Self) {
             self.0 += other.0;
         }
-        fn nodes(&self) -> u64 {
-            self.0
+        fn nodes(&self) -> u128 {
+            self.0.into()
         }
     }
 
@@ -1040,14 +1237,24 @@ mod tests {
         let p = partition();
         let write = |name: &str, shard: Shard, partition: &Partition| {
             let path = dir.path().join(name);
+            let chunks: Vec<ChunkCount<Sum>> = shard
+                .chunks(partition.chunks)
+                .map(|index| ChunkCount {
+                    index,
+                    counts: Sum(index as u64),
+                    device: "cpu".into(),
+                })
+                .collect();
             let result = ShardResult {
                 partition: partition.clone(),
                 shard,
-                counts: Sum(shard.index as u64),
+                counts: sum_of(&chunks),
                 seconds: 1.0,
                 backend: "cpu".into(),
                 devices: vec![],
                 per_device: vec![],
+                digest: digest(partition, shard, &chunks).unwrap(),
+                chunks,
             };
             write_json_atomically(&path, &result).unwrap();
             path
@@ -1056,7 +1263,7 @@ mod tests {
         let b = write("b.json", Shard::new(2, 3).unwrap(), &p);
         let c = write("c.json", Shard::new(3, 3).unwrap(), &p);
         let (_, sum, seconds, _) = merge::<Sum>(&[a.clone(), b.clone(), c.clone()]).unwrap();
-        assert_eq!((sum.0, seconds), (6, 3.0));
+        assert_eq!((sum.0, seconds), ((0..37).sum(), 3.0));
         let message = |files: &[PathBuf]| merge::<Sum>(files).unwrap_err().to_string();
         assert!(message(&[a.clone(), b.clone()]).contains("missing: 3/3"));
         assert!(message(&[a.clone(), b.clone(), b.clone(), c.clone()]).contains("twice"));
@@ -1067,6 +1274,93 @@ mod tests {
         );
         assert!(message(&[a.clone(), b.clone(), other]).contains("d.json"));
         let four = write("e.json", Shard::new(3, 4).unwrap(), &p);
-        assert!(message(&[a, b, four]).contains("numbers of shards"));
+        assert!(message(&[a.clone(), b.clone(), four]).contains("numbers of shards"));
+        // A file edited by hand is refused, by name: a chunk's count, the sum, a chunk
+        // dropped (with its digest recomputed), or the digest itself.
+        let edit = |name: &str, change: &dyn Fn(&mut serde_json::Value)| {
+            let mut value: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+            change(&mut value);
+            let path = dir.path().join(name);
+            std::fs::write(&path, value.to_string()).unwrap();
+            message(&[a.clone(), b.clone(), path])
+        };
+        let chunk = edit("chunk.json", &|v| v["chunks"][1]["counts"] = 1000.into());
+        assert!(
+            chunk.contains("chunk.json") && chunk.contains("digest"),
+            "{chunk}"
+        );
+        let sum = edit("sum.json", &|v| v["counts"] = 7.into());
+        assert!(
+            sum.contains("sum.json") && sum.contains("not the sum"),
+            "{sum}"
+        );
+        let short = edit("short.json", &|v| {
+            let mut chunks: Vec<ChunkCount<Sum>> =
+                serde_json::from_value(v["chunks"].clone()).unwrap();
+            chunks.pop();
+            v["counts"] = serde_json::to_value(sum_of(&chunks)).unwrap();
+            v["digest"] = digest(&p, Shard::new(3, 3).unwrap(), &chunks)
+                .unwrap()
+                .into();
+            v["chunks"] = serde_json::to_value(chunks).unwrap();
+        });
+        assert!(
+            short.contains("short.json") && short.contains("holds 11 of"),
+            "{short}"
+        );
+        let digest = edit("digest.json", &|v| v["digest"] = "00".into());
+        assert!(digest.contains("digest.json"), "{digest}");
+    }
+
+    #[test]
+    fn json_counts_add_past_64_bits_exactly() {
+        let big = u64::MAX as u128;
+        let mut sum = JsonCounts(serde_json::json!({"nodes": u64::MAX}));
+        sum.add(&JsonCounts(serde_json::json!({"nodes": u64::MAX})));
+        assert_eq!(sum.nodes(), 2 * big);
+        assert_eq!(sum.0["nodes"].to_string(), (2 * big).to_string());
+    }
+
+    #[test]
+    fn a_list_of_chunks_runs_those_chunks_only() {
+        let p = partition();
+        let list: BTreeSet<u32> = [3, 17, 36].into();
+        let run = run_chunks(
+            &p,
+            Selection::Chunks(list.clone()),
+            None,
+            &RunControl::quiet(),
+            &workers(2, 2),
+            |_, source, _, report| loop {
+                let c = source.batch()?;
+                if c.is_empty() {
+                    return Ok(());
+                }
+                for chunk in c {
+                    report(chunk, Sum(chunk as u64))?;
+                }
+            },
+        )
+        .unwrap();
+        let indices: Vec<u32> = run.chunks.iter().map(|c| c.index).collect();
+        assert_eq!(indices, vec![3, 17, 36]);
+        assert_eq!(run.counts.0, 56);
+        let dir = tempfile::tempdir().unwrap();
+        let file = CheckpointFile {
+            path: dir.path().join("ck.json"),
+            every: Duration::ZERO,
+        };
+        assert!(
+            run_chunks::<Sum>(
+                &p,
+                Selection::Chunks(list),
+                Some(&file),
+                &RunControl::quiet(),
+                &workers(1, 1),
+                |_, _, _, _| Ok(())
+            )
+            .is_err()
+        );
     }
 }

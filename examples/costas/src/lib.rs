@@ -47,8 +47,8 @@ impl Partial for Arrays {
     fn add(&mut self, other: &Self) {
         self.0 += other.0;
     }
-    fn nodes(&self) -> u64 {
-        self.0
+    fn nodes(&self) -> u128 {
+        self.0.into()
     }
 }
 

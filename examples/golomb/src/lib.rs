@@ -48,8 +48,8 @@ impl Partial for Shortest {
         }
         self.nodes += other.nodes;
     }
-    fn nodes(&self) -> u64 {
-        self.nodes
+    fn nodes(&self) -> u128 {
+        self.nodes.into()
     }
 }
 

@@ -53,8 +53,8 @@ impl Partial for Counts {
         self.solutions += other.solutions;
         self.nodes += other.nodes;
     }
-    fn nodes(&self) -> u64 {
-        self.nodes
+    fn nodes(&self) -> u128 {
+        self.nodes.into()
     }
 }
 

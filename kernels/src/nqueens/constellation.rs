@@ -799,9 +799,11 @@ impl HalfBoard {
     }
 }
 
-/// Solutions `(total, unique)` from the weighted total and the symmetric counts.
-pub fn classes(total: u64, s180: u64, s90: u64) -> u64 {
-    (total + s180 + 2 * s90) / 8
+/// Solutions up to symmetry from the weighted total and the symmetric counts: each class of
+/// 8 boards is 8 solutions, of 4 when 180°-symmetric, of 2 when 90°-symmetric. In `u128`,
+/// as every total of the host (N = 28's nodes pass 2⁶⁴).
+pub fn classes(total: u128, s180: u64, s90: u64) -> u128 {
+    (total + s180 as u128 + 2 * s90 as u128) / 8
 }
 
 #[cfg(test)]
@@ -844,7 +846,10 @@ mod tests {
         });
         found.add(&counter.found);
         let (s180, s90) = symmetric_counts(n);
-        (found.solutions, classes(found.solutions, s180, s90))
+        (
+            found.solutions,
+            classes(found.solutions.into(), s180, s90) as u64,
+        )
     }
 
     #[test]

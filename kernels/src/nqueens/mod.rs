@@ -62,9 +62,10 @@ pub const KNOWN: [(u64, u64); 27] = [
     (234907967154122528, 29363495934315694),
 ];
 
-/// Largest board the counter accepts: counts stay exact in `u64` up to here (N=27 has
-/// 2.3·10¹⁷ solutions), and the reversible masks need `n ≤ 32` anyway.
-pub const MAX_N: u32 = 27;
+/// Largest board the counter accepts. A job's and a chunk's counts stay well inside `u64` (a
+/// 256th of N = 28's ≈ 3·10¹⁹ nodes is ≈ 10¹⁷); the host adds them up in `u128`. The
+/// reversible masks need `n ≤ 32` anyway; N = 28 is the first size with no published count.
+pub const MAX_N: u32 = 28;
 /// Smallest board the symmetry method handles (smaller boards are counted directly).
 pub const MIN_SYMMETRY_N: u32 = 4;
 

@@ -15,6 +15,8 @@ const EXIT_INTERRUPTED: i32 = 130;
 const EXIT_BROKEN_PIPE: i32 = 141;
 /// Exit status of a command line that cannot be parsed.
 const EXIT_USAGE: i32 = 2;
+/// Exit status of `verify` when a recounted chunk differs from its file.
+const EXIT_MISMATCH: i32 = 3;
 /// The most input `gomoku` reads: a position is a few KB at most.
 const MAX_GOMOKU_INPUT: u64 = 1 << 20;
 
@@ -67,7 +69,9 @@ enum Command {
         long_about = "Count all solutions of the N-Queens problem: N queens on an N×N board, no two in a row, \
 column or diagonal. Prints the total, the number unique up to rotation and reflection, the backend, the time, \
 the nodes searched (queens placed) and whether the counts match the known values (OEIS A000170, A002562).\n\n\
-The search uses the 8 symmetries of the board, so it visits about an eighth of the tree. N ranges over 1..=27."
+The search uses the 8 symmetries of the board, so it visits about an eighth of the tree. N ranges over 1..=28 \
+(known values up to 27; N = 28 has no published count). A count expected to take more than a minute first \
+prints its estimate (--estimate alone prints only that; --no-estimate skips it)."
     )]
     Nqueens(NqueensArgs),
     /// Run every warp primitive on the chosen backend and compare with a scalar reference.
@@ -119,6 +123,40 @@ is an error that names the files.",
         after_help = "Example:\n  for k in 1 2 3 4; do warpsearch nqueens 16 --shard $k/4 --result s$k.json; done\n  warpsearch merge s*.json"
     )]
     Merge(MergeArgs),
+    /// Recount a sample of a run's chunks (on other devices, or the CPU) and compare them.
+    #[command(
+        long_about = "Recount a sample of the chunks of a finished or checkpointed run and compare them chunk by \
+chunk with the files. Result files (--result) and checkpoints (--checkpoint) keep every chunk's counts and the \
+device that computed it, under a digest; a file that was edited or damaged is refused. The sample is drawn \
+at random with --seed (printed, so it can be drawn again) from the chunks the files hold; run it on other \
+GPUs, another machine or the CPU (--backend, --devices) to catch a faulty device. Each chunk that differs is \
+named, with the file and the device that first computed it, and the exit status is 3. A sample of a fraction \
+p of the chunks finds a device that computed k wrong chunks with probability about 1 − (1 − p)^k \
+(docs/cluster.md).",
+        after_help = "Examples:\n  warpsearch verify run.json                        1 % of its chunks, random seed\n  \
+warpsearch verify s1.json s2.json --sample 5% --seed 7 --backend cpu\n  \
+warpsearch verify run.json --chunks 0,17,200-203 --devices 1"
+    )]
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// Result files or checkpoints of one run (shards of one count may be given together).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Recount this share of the chunks the files hold, drawn with --seed: 0.01 or 1%
+    /// (default 1%, at least one chunk).
+    #[arg(long, value_name = "P", conflicts_with = "chunks")]
+    sample: Option<String>,
+    /// Recount these chunks instead: indices and ranges, e.g. 0,17,200-203.
+    #[arg(long, value_name = "LIST")]
+    chunks: Option<String>,
+    /// Seed of the sample (default: from the clock; it is printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args)]
@@ -154,6 +192,10 @@ struct No3lineArgs {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
           default_missing_value = "6", conflicts_with_all = ["out", "svg", "cross_check"])]
     estimate: Option<f64>,
+    /// Skip the estimate that a search expected to take more than a minute prints first (for
+    /// timing runs: the estimate searches a sample of chunks, a few seconds).
+    #[arg(long, conflicts_with = "estimate")]
+    no_estimate: bool,
     #[command(flatten)]
     split: SplitArgs,
     #[command(flatten)]
@@ -193,7 +235,7 @@ struct Common {
 
 #[derive(Args)]
 struct NqueensArgs {
-    /// Board size: 1..=27 when counting; with --one up to 10⁹ (construct), 10⁸
+    /// Board size: 1..=28 when counting; with --one up to 10⁹ (construct), 10⁸
     /// (min-conflicts) or 128 (random-dfs).
     #[arg(value_name = "N")]
     n: u32,
@@ -221,6 +263,10 @@ struct NqueensArgs {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
           default_missing_value = "6", conflicts_with = "one")]
     estimate: Option<f64>,
+    /// Skip the estimate that a count expected to take more than a minute prints first (for
+    /// timing runs: the estimate counts a sample of chunks, a few seconds).
+    #[arg(long, conflicts_with = "estimate")]
+    no_estimate: bool,
     #[command(flatten)]
     split: SplitArgs,
     #[command(flatten)]
@@ -330,6 +376,7 @@ pub fn main() -> i32 {
         Command::No3line(a) => a.common.json,
         Command::Info(a) => a.json,
         Command::Merge(a) => a.json,
+        Command::Verify(a) => a.common.json,
     };
     let result = match cli.command {
         Command::Nqueens(args) => run_nqueens(args, cancel),
@@ -339,6 +386,7 @@ pub fn main() -> i32 {
         Command::No3line(args) => run_no3line(args, cancel),
         Command::Info(args) => run_info(args),
         Command::Merge(args) => run_merge(args),
+        Command::Verify(args) => run_verify(args, cancel),
     };
     match result {
         Ok(status) => status,
@@ -439,3 +487,4 @@ use commands::no3line::run_no3line;
 use commands::nqueens::run_nqueens;
 use commands::selftest::run_selftest;
 use commands::shards::run_merge;
+use commands::verify::run_verify;

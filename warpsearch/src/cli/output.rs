@@ -78,7 +78,8 @@ impl AtomicOut {
 }
 
 /// "1 solution", "14,200 solutions".
-pub(crate) fn plural(count: u64, noun: &str) -> String {
+pub(crate) fn plural(count: impl Into<u128>, noun: &str) -> String {
+    let count = count.into();
     if count == 1 {
         format!("1 {noun}")
     } else {
@@ -97,7 +98,8 @@ pub(crate) fn seconds(value: f64) -> String {
 }
 
 /// 1234567 → "1,234,567".
-pub(crate) fn group(value: u64) -> String {
+pub(crate) fn group(value: impl Into<u128>) -> String {
+    let value = value.into();
     let digits = value.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -164,8 +164,8 @@ pub struct Counts {
     pub backend: &'static str,
     /// Seconds the search took.
     pub seconds: f64,
-    /// Points placed by the search.
-    pub nodes: u64,
+    /// Points placed by the search (`u128`: past n = 20 they may pass 2⁶⁴).
+    pub nodes: u128,
     /// Whether the classes match the known values; `None` when none are known.
     pub known_match: Option<bool>,
     /// What each GPU did when the search was spread over several; empty otherwise.
@@ -270,7 +270,7 @@ pub fn enumerate_part(
             control,
             &whole,
             &partition,
-            crate::shard::Shard::WHOLE,
+            crate::shard::Shard::WHOLE.into(),
             None,
             &found,
         )?;
@@ -315,7 +315,7 @@ pub fn enumerate_part(
         classes,
         backend: backend.kind(),
         seconds: started.elapsed().as_secs_f64(),
-        nodes: prefix_nodes + nodes.iter().sum::<u64>(),
+        nodes: u128::from(prefix_nodes) + nodes.iter().map(|&n| u128::from(n)).sum::<u128>(),
         known_match: (part == Part::WHOLE)
             .then(|| known(n).map(|k| k == classes))
             .flatten(),

@@ -12,8 +12,8 @@ pub(crate) const MULTI_GPU_MIN_N: u32 = 14;
 pub struct Partial {
     /// Canonical configurations found, by class.
     pub classes: Classes,
-    /// Nodes searched.
-    pub nodes: u64,
+    /// Nodes searched (`u128`: n ≥ 20 may pass 2⁶⁴).
+    pub nodes: u128,
 }
 
 impl crate::shard::Partial for Partial {
@@ -29,7 +29,7 @@ impl crate::shard::Partial for Partial {
         a.full += b.full;
         self.nodes += other.nodes;
     }
-    fn nodes(&self) -> u64 {
+    fn nodes(&self) -> u128 {
         self.nodes
     }
 }
@@ -78,11 +78,36 @@ pub fn enumerate_shard(
         control,
         &whole,
         &partition,
-        shard,
+        shard.into(),
         checkpoint,
         &|_| {},
     )?;
-    Ok(run.into_result(partition, shard, backend))
+    run.into_result(partition, shard, backend)
+}
+
+/// Searches the chunks `chunks` of the sharded work list of size `n` (the same on every
+/// machine and backend) on `backend`: what `warpsearch verify` recounts. Returns each chunk's
+/// counts and the work list's partition.
+pub fn enumerate_chunks(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    chunks: std::collections::BTreeSet<u32>,
+) -> Result<(crate::shard::ChunkRun<Partial>, crate::shard::Partition)> {
+    validate(n)?;
+    let (whole, partition) = work_list(n, SHARDED_TARGET, engine());
+    let selection = crate::shard::Selection::Chunks(chunks);
+    let run = search_chunks(
+        n,
+        backend,
+        control,
+        &whole,
+        &partition,
+        selection,
+        None,
+        &|_| {},
+    )?;
+    Ok((run, partition))
 }
 
 /// Predicts the search of size `n` on `backend` (nodes, seconds, ranges) by searching
@@ -108,11 +133,20 @@ pub fn estimate(
     let partition = crate::shard::Partition::new("no3line", n, &whole.subtrees.words(), chunks);
     let setup = crate::predict::Setup {
         seconds: started.elapsed().as_secs_f64(),
-        nodes: whole.nodes,
+        nodes: whole.nodes.into(),
     };
     let quiet = control.clone().with_progress(false);
     crate::predict::predict(partition.chunks, budget, setup, |shard| {
-        let run = search_chunks(n, backend, &quiet, &whole, &partition, shard, None, &|_| {})?;
+        let run = search_chunks(
+            n,
+            backend,
+            &quiet,
+            &whole,
+            &partition,
+            shard.into(),
+            None,
+            &|_| {},
+        )?;
         Ok((run.counts.nodes, run.seconds))
     })
 }
@@ -125,7 +159,7 @@ pub(crate) fn work_list(n: u32, target: u64, engine: Engine) -> (Split, crate::s
     (whole, partition)
 }
 
-/// Searches the chunks of `shard` of `whole` (grouped by `partition`) on `backend`'s workers
+/// Searches the chunks of `selection` of `whole` (grouped by `partition`) on `backend`'s workers
 /// (the CPU pool a chunk at a time, or every GPU in one fed launch), streaming every
 /// configuration found to `found`. The host's own nodes and finds go with chunk 0.
 #[allow(clippy::too_many_arguments)]
@@ -135,7 +169,7 @@ pub(crate) fn search_chunks(
     control: &RunControl,
     whole: &Split,
     partition: &crate::shard::Partition,
-    shard: crate::shard::Shard,
+    selection: crate::shard::Selection,
     checkpoint: Option<&crate::shard::CheckpointFile>,
     found: &(dyn Fn(&[u32]) + Sync),
 ) -> Result<crate::shard::ChunkRun<Partial>> {
@@ -150,7 +184,7 @@ pub(crate) fn search_chunks(
             .for_each(|rows| tally.record(rows, &found));
         Partial {
             classes: tally.0,
-            nodes: whole.nodes,
+            nodes: whole.nodes.into(),
         }
     };
     // The CPU pool takes a chunk at a time; every GPU runs one launch for the whole run, fed
@@ -190,7 +224,7 @@ pub(crate) fn search_chunks(
                         &mut part,
                         &Partial {
                             classes,
-                            nodes: nodes.iter().sum(),
+                            nodes: nodes.iter().map(|&n| u128::from(n)).sum(),
                         },
                     );
                     report(chunk, part)?;
@@ -206,7 +240,7 @@ pub(crate) fn search_chunks(
                         &mut part,
                         &Partial {
                             classes: tally.0,
-                            nodes,
+                            nodes: nodes.into(),
                         },
                     );
                     report(chunk, part)
@@ -224,5 +258,7 @@ pub(crate) fn search_chunks(
             }
         }
     };
-    crate::shard::run_chunks(partition, shard, checkpoint, control, &workers, run_worker)
+    crate::shard::run_chunks(
+        partition, selection, checkpoint, control, &workers, run_worker,
+    )
 }

@@ -7,7 +7,9 @@ use crate::error::{Error, GpuError, Result};
 use crate::feed::{FedBuffers, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
-use crate::shard::{CheckpointFile, ChunkSource, DeviceShare, Partition, Shard, ShardResult};
+use crate::shard::{
+    CheckpointFile, ChunkSource, DeviceShare, Partition, Selection, Shard, ShardResult,
+};
 use cudarc::driver::{CudaFunction, PushKernelArg};
 use kernels::nqueens::constellation::{self, Counter, Found, Job, Level};
 use kernels::nqueens::{
@@ -91,12 +93,17 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
     let started = Instant::now();
     if n < MIN_SYMMETRY_N {
         let (total, unique, nodes) = reference::count_by_brute_force(n)?;
-        return Ok(finish(n, backend, started, total, unique, nodes));
+        return Ok(finish(
+            n,
+            backend,
+            started,
+            total.into(),
+            unique.into(),
+            nodes.into(),
+        ));
     }
-    if let Backend::Gpu(_) = backend
-        && n >= FED_MIN_N
-        && engine() == Engine::Constellations
-    {
+    let fed_gpu = matches!(backend, Backend::Gpu(_)) && n >= FED_MIN_N;
+    if engine() == Engine::Constellations && (fed_gpu || n > LAST_WHOLE_RUN_N) {
         // The GPUs (one or several) share the chunks of the work list, as the shards of a
         // cluster run do, each in one launch that the host feeds while it runs: the host makes
         // the jobs while the GPU is already counting.
@@ -126,9 +133,9 @@ pub fn count_on(n: u32, backend: &Backend, control: &RunControl) -> Result<Count
         n,
         backend,
         started,
-        tally.total(),
-        tally.unique(),
-        tally.nodes,
+        tally.total().into(),
+        tally.unique().into(),
+        tally.nodes.into(),
     ))
 }
 
@@ -174,21 +181,26 @@ fn count_constellations(
         n,
         backend,
         started,
-        total,
-        constellation::classes(total, s180, s90),
-        found.nodes,
+        total.into(),
+        constellation::classes(total.into(), s180, s90),
+        found.nodes.into(),
     );
     if let Backend::Gpu(gpus) = backend {
         counts.devices = vec![DeviceShare {
             device: gpus.first().label(),
             chunks: 0,
             units: jobs.len() as u64,
-            nodes: searched.nodes,
+            nodes: searched.nodes.into(),
             seconds: counts.seconds,
         }];
     }
     Ok(counts)
 }
+
+/// The largest N counted in one piece on the CPU (and by the row search): a whole run adds up
+/// its nodes in `u64`, which N = 28's ≈ 3·10¹⁹ would pass, so larger sizes are counted chunk
+/// by chunk ([`count_shard`]), each chunk's counts well inside `u64` and the sums in `u128`.
+const LAST_WHOLE_RUN_N: u32 = 27;
 
 /// The smallest N counted by fed launches over the chunked work list (on one GPU or several):
 /// below it one GPU takes well under a second, less than making the chunked work list and
@@ -202,9 +214,9 @@ const FED_MIN_N: u32 = 20;
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Partial {
     /// Solutions found (each completion weighted by its constellation's orbit).
-    pub solutions: u64,
+    pub solutions: u128,
     /// Queens placed.
-    pub nodes: u64,
+    pub nodes: u128,
     /// 180°-symmetric solutions (counted once, with chunk 0).
     pub s180: u64,
     /// 90°-symmetric solutions (counted once, with chunk 0).
@@ -218,7 +230,7 @@ impl crate::shard::Partial for Partial {
         self.s180 += other.s180;
         self.s90 += other.s90;
     }
-    fn nodes(&self) -> u64 {
+    fn nodes(&self) -> u128 {
         self.nodes
     }
 }
@@ -342,11 +354,36 @@ pub fn count_shard(
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<Partial>> {
+    let (run, partition) = count_selection(n, backend, control, shard.into(), checkpoint)?;
+    run.into_result(partition, shard, backend)
+}
+
+/// Counts the chunks `chunks` of the `n`-queens count's work list (the list a sharded count
+/// makes: the same on every machine and backend) on `backend`: what `warpsearch verify`
+/// recounts. Returns each chunk's counts and the work list's partition.
+pub fn count_chunks(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    chunks: std::collections::BTreeSet<u32>,
+) -> Result<(crate::shard::ChunkRun<Partial>, Partition)> {
+    count_selection(n, backend, control, Selection::Chunks(chunks), None)
+}
+
+/// [`count_shard`] and [`count_chunks`]: makes the work list, starts the symmetric counts
+/// when chunk 0 is among `selection`'s, and runs the chunks.
+fn count_selection(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    selection: Selection,
+    checkpoint: Option<&CheckpointFile>,
+) -> Result<(crate::shard::ChunkRun<Partial>, Partition)> {
     let (list, partition) = sharded_partition(n, backend)?;
     // The symmetric counts go with chunk 0; they are counted on the host while the search
     // runs, so that reporting chunk 0 does not hold up its worker.
     std::thread::scope(|scope| {
-        let owns_chunk_0 = shard.chunks(partition.chunks).next() == Some(0);
+        let owns_chunk_0 = selection.has_chunk_0();
         let symmetric =
             std::sync::Mutex::new(owns_chunk_0.then(|| scope.spawn(move || symmetric_counts(n))));
         let symmetric_counts_now = || {
@@ -355,20 +392,26 @@ pub fn count_shard(
                 .and_then(|h| h.join().ok())
                 .unwrap_or_else(|| symmetric_counts(n))
         };
-        count_shard_with(
+        let run = count_shard_with(
             n,
             backend,
             control,
-            shard,
+            selection,
             checkpoint,
-            (&list, partition),
+            (&list, &partition),
             &symmetric_counts_now,
-        )
+        )?;
+        Ok((run, partition))
     })
 }
 
-/// Predicts the count of `n` on `backend` (nodes, seconds, ranges) by counting levels of a
-/// sample of its chunks there for about `budget` seconds ([`crate::predict`]).
+/// Predicts the count of `n` on `backend` (nodes, seconds, ranges) within about `budget`
+/// seconds ([`crate::predict`]). Up to the calibration size ([`calibration_n`]) it counts
+/// levels of a sample of the work list's chunks there. Past it, a chunk can take hours (N = 28:
+/// days), so the nodes come from Knuth's random probes of every start of the work list
+/// ([`JobList::probe_nodes`]) and the time per node from a counted sample of the calibration
+/// size on the same devices; when that predicts a sample of this size's own chunks to fit in
+/// four budgets, the size is sampled itself instead (it is the more exact).
 pub fn estimate(
     n: u32,
     backend: &Backend,
@@ -382,9 +425,74 @@ pub fn estimate(
         )));
     }
     let started = Instant::now();
-    // The work list the count itself would make, cut into the 256 chunks of a sharded count,
-    // so that the sample is of the very jobs the count runs. (Cut into 4096, the samples of
-    // N = 23 on an H100 were launches too small to fill the GPU: 27 % over the time.)
+    let calibration = calibration_n(backend);
+    let by_sample = |started: Instant| -> Result<crate::predict::Prediction> {
+        let (list, partition) = estimate_list(n, backend)?;
+        let setup = crate::predict::Setup {
+            seconds: started.elapsed().as_secs_f64(),
+            nodes: list.found.nodes.into(),
+        };
+        estimate_by_sample(n, backend, control, budget, (&list, &partition), setup)
+    };
+    if n <= calibration {
+        return by_sample(started);
+    }
+    // The count's own list, images chosen as it chooses them: on a CPU that is most of an
+    // estimate's time (N = 28 on two cores: 42 s; 100 probes instead of 1,000 took 7 s but
+    // picked worse images, +4 % nodes).
+    let (list, partition) = estimate_list(n, backend)?;
+    let setup = crate::predict::Setup {
+        seconds: started.elapsed().as_secs_f64(),
+        nodes: 0,
+    };
+    let probed = list.probe_nodes(ESTIMATE_PROBES, ESTIMATE_BATCHES);
+    let (cal_list, cal_partition) = estimate_list(calibration, backend)?;
+    let cal_setup = crate::predict::Setup {
+        seconds: 0.0,
+        nodes: cal_list.found.nodes.into(),
+    };
+    let calibrated = estimate_by_sample(
+        calibration,
+        backend,
+        control,
+        budget,
+        (&cal_list, &cal_partition),
+        cal_setup,
+    )?;
+    let prediction = crate::predict::Prediction::from_probes(
+        partition.chunks,
+        probed,
+        setup,
+        &calibrated,
+        calibration,
+        started.elapsed().as_secs_f64(),
+    );
+    let smallest_sample = crate::predict::smallest_sample(partition.chunks);
+    if prediction.seconds * smallest_sample <= 4.0 * budget {
+        return by_sample(Instant::now());
+    }
+    Ok(prediction)
+}
+
+/// The largest size predicted from a counted sample of its own chunks before random probes
+/// take over: one whose seven sampled chunks take a second or two (N = 22 on an H100: 1.5 s;
+/// N = 16 on two CPU cores: about as long).
+fn calibration_n(backend: &Backend) -> u32 {
+    match backend {
+        Backend::Gpu(_) => 22,
+        Backend::Cpu(_) => 16,
+    }
+}
+
+/// Probes per start of [`JobList::probe_nodes`] in an estimate, in batches: 1.3–2.2 % below
+/// the counted nodes at N = 12..15 (the test in `jobs.rs`), 1.1 % below at N = 20.
+const ESTIMATE_PROBES: u32 = 256;
+const ESTIMATE_BATCHES: u32 = 8;
+
+/// The work list the count of `n` on `backend` would make, cut into the 256 chunks of a
+/// sharded count, so that a sample is of the very jobs the count runs. (Cut into 4096, the
+/// samples of N = 23 on an H100 were launches too small to fill the GPU: 27 % over the time.)
+fn estimate_list(n: u32, backend: &Backend) -> Result<(JobList, Partition)> {
     let target = match backend {
         Backend::Gpu(_) if n >= FED_MIN_N => sharded_target(n),
         _ => whole_run_target(n, backend)?,
@@ -393,10 +501,18 @@ pub fn estimate(
     let chunks = list.len().clamp(1, SHARDED_CHUNKS) as u32;
     let partition =
         Partition::identified("nqueens", n, list.len() as u64, chunks, &list.identity());
-    let setup = crate::predict::Setup {
-        seconds: started.elapsed().as_secs_f64(),
-        nodes: list.found.nodes,
-    };
+    Ok((list, partition))
+}
+
+/// [`estimate`] by counting levels of a sample of `list`'s chunks.
+fn estimate_by_sample(
+    n: u32,
+    backend: &Backend,
+    control: &RunControl,
+    budget: f64,
+    (list, partition): (&JobList, &Partition),
+    setup: crate::predict::Setup,
+) -> Result<crate::predict::Prediction> {
     let quiet = control.clone().with_progress(false);
     // The samples leave chunk 0 out, so the symmetric counts are never asked for.
     let no_symmetric = || (0, 0);
@@ -405,25 +521,26 @@ pub fn estimate(
             n,
             backend,
             &quiet,
-            shard,
+            shard.into(),
             None,
-            (&list, partition.clone()),
+            (list, partition),
             &no_symmetric,
         )?;
         Ok((result.counts.nodes, result.seconds))
     })
 }
 
-/// [`count_shard`] once the work list is made and the symmetric counts are under way.
+/// The chunks of `selection` once the work list is made and the symmetric counts are under
+/// way.
 fn count_shard_with(
     n: u32,
     backend: &Backend,
     control: &RunControl,
-    shard: Shard,
+    selection: Selection,
     checkpoint: Option<&CheckpointFile>,
-    (list, partition): (&JobList, Partition),
+    (list, partition): (&JobList, &Partition),
     symmetric: &(dyn Fn() -> (u64, u64) + Sync),
-) -> Result<ShardResult<Partial>> {
+) -> Result<crate::shard::ChunkRun<Partial>> {
     // Chunk 0 also carries what the enumeration found and the symmetric counts.
     let extra = |chunk: u32| -> Partial {
         if chunk != 0 {
@@ -431,15 +548,15 @@ fn count_shard_with(
         }
         let (s180, s90) = symmetric();
         Partial {
-            solutions: list.found.solutions,
-            nodes: list.found.nodes,
+            solutions: list.found.solutions.into(),
+            nodes: list.found.nodes.into(),
             s180,
             s90,
         }
     };
     let with_found = |mut part: Partial, found: Found| {
-        part.solutions += found.solutions;
-        part.nodes += found.nodes;
+        part.solutions += u128::from(found.solutions);
+        part.nodes += u128::from(found.nodes);
         part
     };
     // One worker per GPU (each feeds its own launch) or the CPU pool.
@@ -474,7 +591,7 @@ fn count_shard_with(
                     device,
                     n,
                     list,
-                    &partition,
+                    partition,
                     levels,
                     source,
                     &quiet,
@@ -484,9 +601,9 @@ fn count_shard_with(
             }
         }
     };
-    let run =
-        crate::shard::run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
-    Ok(run.into_result(partition, shard, backend))
+    crate::shard::run_chunks(
+        partition, selection, checkpoint, control, &workers, run_worker,
+    )
 }
 
 /// The 180°- and 90°-symmetric solutions (`S180`, `S90`), one task per column of row 0's queen.
@@ -743,9 +860,9 @@ fn finish(
     n: u32,
     backend: &Backend,
     started: Instant,
-    total: u64,
-    unique: u64,
-    nodes: u64,
+    total: u128,
+    unique: u128,
+    nodes: u128,
 ) -> Counts {
     Counts {
         n,
@@ -963,18 +1080,14 @@ fn run_gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nqueens::KNOWN;
+    use crate::nqueens::known;
 
     #[test]
     fn cpu_counts_match_the_known_values_for_n_1_to_16() {
         let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
         for n in 1..=16 {
             let counts = count_on(n, &backend, &RunControl::quiet()).unwrap();
-            assert_eq!(
-                (counts.total, counts.unique),
-                KNOWN[n as usize - 1],
-                "n = {n}"
-            );
+            assert_eq!((counts.total, counts.unique), known(n).unwrap(), "n = {n}");
             assert_eq!(counts.known_match, Some(true));
         }
     }
@@ -987,11 +1100,7 @@ mod tests {
         for n in 4..=15 {
             let counts =
                 count_constellations(n, &backend, &RunControl::quiet(), Instant::now()).unwrap();
-            assert_eq!(
-                (counts.total, counts.unique),
-                KNOWN[n as usize - 1],
-                "n = {n}"
-            );
+            assert_eq!((counts.total, counts.unique), known(n).unwrap(), "n = {n}");
         }
         for target in [1, 1 << 10, 1 << 20] {
             let list = JobList::new(14, target, Estimator::Cpu).expect("the CPU estimate");
@@ -1006,7 +1115,11 @@ mod tests {
                 )
                 .unwrap(),
             );
-            assert_eq!(found.solutions, KNOWN[13].0, "target {target}");
+            assert_eq!(
+                found.solutions,
+                crate::nqueens::KNOWN[13].0,
+                "target {target}"
+            );
         }
     }
 
@@ -1022,7 +1135,7 @@ mod tests {
             sum.add(&result.counts);
         }
         let counts = sum.counts(13, "cpu", 0.0);
-        assert_eq!((counts.total, counts.unique), KNOWN[12]);
+        assert_eq!((counts.total, counts.unique), known(13).unwrap());
         assert_eq!(counts.known_match, Some(true));
         // Interrupted after some chunks, then resumed: the same counts.
         let dir = tempfile::tempdir().unwrap();
@@ -1040,9 +1153,46 @@ mod tests {
         );
         assert!(file.path.exists());
         let resumed = count_shard(13, &backend, &quiet, Shard::WHOLE, Some(&file)).unwrap();
-        assert_eq!(resumed.counts.counts(13, "cpu", 0.0).total, KNOWN[12].0);
+        assert_eq!(
+            Some(resumed.counts.counts(13, "cpu", 0.0).total),
+            known(13).map(|k| k.0)
+        );
         // A checkpoint of another size is refused.
         assert!(count_shard(12, &backend, &quiet, Shard::WHOLE, Some(&file)).is_err());
+    }
+
+    proptest::proptest! {
+        /// The u128 paths: chunk counts past 2⁶⁴ add up exactly in any order and survive the
+        /// result file's JSON (written and read back digit for digit), as does the unique count
+        /// made from them.
+        #[test]
+        fn partials_add_and_encode_past_64_bits(
+            parts in proptest::collection::vec((0u128..1 << 100, 0u128..1 << 100, 0u64..1 << 40), 1..20),
+        ) {
+            use crate::shard::Partial as _;
+            let parts: Vec<Partial> = parts
+                .iter()
+                .map(|&(solutions, nodes, s180)| Partial { solutions, nodes, s180, s90: s180 / 2 })
+                .collect();
+            let mut forward = Partial::default();
+            parts.iter().for_each(|p| forward.add(p));
+            let mut backward = Partial::default();
+            parts.iter().rev().for_each(|p| backward.add(p));
+            proptest::prop_assert_eq!(&forward, &backward);
+            proptest::prop_assert_eq!(forward.nodes, parts.iter().map(|p| p.nodes).sum::<u128>());
+            let text = serde_json::to_string(&forward).unwrap();
+            let back: Partial = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(&back, &forward);
+            let value = serde_json::to_value(forward.counts(28, "cpu", 1.0)).unwrap();
+            proptest::prop_assert_eq!(value["nodes"].to_string(), forward.nodes.to_string());
+            let unique = constellation::classes(forward.solutions, forward.s180, forward.s90);
+            proptest::prop_assert_eq!(value["unique"].to_string(), unique.to_string());
+            let mut json = crate::shard::JsonCounts::default();
+            for p in &parts {
+                json.add(&crate::shard::JsonCounts(serde_json::to_value(p).unwrap()));
+            }
+            proptest::prop_assert_eq!(json.nodes(), forward.nodes);
+        }
     }
 
     #[test]
@@ -1051,7 +1201,11 @@ mod tests {
         for n in 1..=10 {
             let (total, unique, _) = reference::count_by_brute_force(n).unwrap();
             let counts = count_on(n, &backend, &RunControl::quiet()).unwrap();
-            assert_eq!((counts.total, counts.unique), (total, unique), "n = {n}");
+            assert_eq!(
+                (counts.total, counts.unique),
+                (total.into(), unique.into()),
+                "n = {n}"
+            );
         }
     }
 

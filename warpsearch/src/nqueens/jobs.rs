@@ -143,6 +143,38 @@ impl JobList {
         self.jobs(0..self.len())
     }
 
+    /// Knuth's estimate of the nodes the list's jobs take, without expanding them: each start
+    /// (a canonical constellation's board) estimated by `probes` random probes of its whole
+    /// search ([`estimated_work`]), summed over the starts, plus the nodes the expansion itself
+    /// takes. The probes run in `batches` independent batches; the result is the mean of the
+    /// batches' totals and its standard error (the spread of the totals over √batches).
+    pub fn probe_nodes(&self, probes: u32, batches: u32) -> (f64, f64) {
+        let per_batch = (probes / batches.max(1)).max(1);
+        let totals: Vec<f64> = (0..batches.max(2))
+            .map(|batch| {
+                self.starts
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, start)| {
+                        let mut rng = SplitMix64::new(i as u64, u64::from(batch) + 1);
+                        let work = estimated_work(
+                            self.n,
+                            start.frontier,
+                            start.schedule,
+                            per_batch,
+                            &mut rng,
+                        );
+                        work as f64
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        let k = totals.len() as f64;
+        let mean = totals.iter().sum::<f64>() / k;
+        let variance = totals.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (k - 1.0);
+        (mean, (variance / k).sqrt())
+    }
+
     /// Bytes that identify the list (with the size and program version): the rows left, then
     /// each start's words and job count. Equal bytes give equal jobs, in the same order.
     pub fn identity(&self) -> Vec<u8> {
@@ -327,6 +359,23 @@ mod tests {
             assert_eq!(estimated.solutions, KNOWN[n as usize - 1].0, "n = {n}");
             assert_eq!(fixed.solutions, estimated.solutions, "n = {n}");
             assert!(estimated.nodes < fixed.nodes, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn probes_predict_the_nodes_of_the_list() {
+        for (n, probes) in [(12, 64), (14, 64), (15, 256)] {
+            let list = list(n, 1 << 10, 100);
+            let counted = count(&list).nodes as f64;
+            let (nodes, error) = list.probe_nodes(probes, 8);
+            eprintln!(
+                "n={n}: counted {counted:.4e}, probes {nodes:.4e} ± {error:.2e} ({:+.2} %)",
+                100.0 * (nodes / counted - 1.0)
+            );
+            assert!(
+                (nodes / counted - 1.0).abs() < 0.1,
+                "n = {n}: {nodes} against {counted}"
+            );
         }
     }
 

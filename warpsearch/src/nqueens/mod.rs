@@ -20,7 +20,7 @@ pub mod find;
 mod jobs;
 mod reference;
 
-pub use count::{Partial, count_on, count_shard, estimate};
+pub use count::{Partial, count_chunks, count_on, count_shard, estimate};
 pub use find::{
     BatchReport, FindOptions, Method, check_n, construct, find_one, method_name, min_conflicts,
     random_dfs_batch, verify,
@@ -30,15 +30,17 @@ pub use reference::{MAX_BRUTE_FORCE_N, count_by_brute_force};
 use crate::backend;
 use crate::error::{Error, Result};
 
-/// Largest N counted: totals stay exact in `u64` through N = 27.
+/// Largest N counted: N = 28, the first size without a published count (its nodes, ≈ 3·10¹⁹,
+/// pass `u64`: every total and node count of the host is a `u128`).
 pub const MAX_N: u32 = kernels::nqueens::MAX_N;
 
 /// (total, unique) solutions for N = 1..=27 (OEIS A000170 and A002562).
 pub use kernels::nqueens::KNOWN;
 
 /// The known (total, unique) for `n`, when there is one.
-pub fn known(n: u32) -> Option<(u64, u64)> {
-    KNOWN.get((n as usize).checked_sub(1)?).copied()
+pub fn known(n: u32) -> Option<(u128, u128)> {
+    let (total, unique) = KNOWN.get((n as usize).checked_sub(1)?)?;
+    Some(((*total).into(), (*unique).into()))
 }
 
 /// How to run a count: where, on how many threads, with what cancellation and progress.
@@ -50,15 +52,16 @@ pub struct Counts {
     /// Board size.
     pub n: u32,
     /// All solutions.
-    pub total: u64,
+    pub total: u128,
     /// Solutions up to rotation and reflection.
-    pub unique: u64,
+    pub unique: u128,
     /// "cpu" or "gpu".
     pub backend: &'static str,
     /// Seconds the count took: splitting, searching and summing (backend start-up excluded).
     pub seconds: f64,
-    /// Queens placed in the whole search (each placement of a queen on a square counts one).
-    pub nodes: u64,
+    /// Queens placed in the whole search (each placement of a queen on a square counts one;
+    /// N = 28 places ≈ 3·10¹⁹, past `u64`).
+    pub nodes: u128,
     /// Whether total and unique match the known values; `None` when none are known.
     pub known_match: Option<bool>,
     /// What each GPU did (jobs, nodes, busy seconds); empty on the CPU.
@@ -70,7 +73,7 @@ pub struct Counts {
 pub fn validate(n: u32) -> Result<()> {
     if n == 0 || n > MAX_N {
         return Err(Error::InvalidArgument(format!(
-            "N must be between 1 and {MAX_N} (counts are exact in 64 bits up to N = {MAX_N}); got {n}"
+            "N must be between 1 and {MAX_N} when counting; got {n}"
         )));
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! `warpsearch no3line`: configurations by class, sharded runs, CPU/GPU cross-checks.
 
-use crate::cli::commands::{SplitPlan, check_estimate, print_device_shares, print_prediction};
+use crate::cli::commands::{
+    SplitPlan, check_estimate, preview, print_device_shares, print_prediction, rough_seconds,
+};
 use crate::cli::output::*;
 use crate::cli::*;
 
@@ -8,10 +10,14 @@ pub(crate) fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> R
     use warpsearch::no3line;
     let mut plan = SplitPlan::new(&args.split)?;
     let selected = select(&args.common)?;
+    let control = control(&args.common, cancel);
+    if !plan.resumes() {
+        no3line_preview(&args, &selected.backend, &control, plan.share())?;
+    }
     let outcome = no3line::enumerate_shard(
         args.n,
         &selected.backend,
-        &control(&args.common, cancel),
+        &control,
         plan.shard,
         plan.checkpoint.as_ref(),
     );
@@ -32,6 +38,28 @@ pub(crate) fn run_no3line_shard(args: No3lineArgs, cancel: Arc<AtomicBool>) -> R
     )?;
     plan.write_result(&value)?;
     Ok(code)
+}
+
+/// The estimate a search expected to take more than a minute prints first ([`preview`]), for
+/// the share `share` of the search this run does.
+fn no3line_preview(
+    args: &No3lineArgs,
+    backend: &warpsearch::Backend,
+    control: &RunControl,
+    share: f64,
+) -> Result<(), Error> {
+    // n = 16 searches 1.24·10¹¹ nodes, each size ≈ 9 times more; an H100 searches
+    // 2.9·10⁸ nodes a second, a CPU thread ≈ 3.5·10⁵ (docs/BENCHMARKS.md).
+    let nodes = 1.24e11 * 9f64.powi(args.n as i32 - 16);
+    preview(
+        &format!("no-three-in-line n={}", args.n),
+        rough_seconds(nodes, backend, 2.9e8, 3.5e5),
+        share,
+        args.no_estimate,
+        args.common.json,
+        backend,
+        |budget| warpsearch::no3line::estimate(args.n, backend, control, budget),
+    )
 }
 
 pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
@@ -103,12 +131,14 @@ pub(crate) fn run_no3line(args: No3lineArgs, cancel: Arc<AtomicBool>) -> Result<
         return Ok(0);
     }
     let selected = select(&args.common)?;
+    let control = control(&args.common, cancel);
+    no3line_preview(&args, &selected.backend, &control, 1.0)?;
     let representatives = std::sync::Mutex::new(Vec::new());
     let keep = args.out.is_some() || args.svg.is_some();
     let counts = no3line::enumerate_part(
         args.n,
         &selected.backend,
-        &control(&args.common, cancel),
+        &control,
         no3line::Part::WHOLE,
         |rows| {
             if keep
@@ -180,7 +210,7 @@ pub(crate) fn print_no3line_counts(
             match counts.known_match {
                 Some(true) => "matches the known values",
                 Some(false) => "DOES NOT MATCH the known values: please report this",
-                None => "no known value to compare with",
+                None => "no known value to check against",
             }
         );
     }

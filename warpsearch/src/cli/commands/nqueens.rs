@@ -1,6 +1,6 @@
 //! `warpsearch nqueens`: counts (whole or sharded) and one solution.
 
-use crate::cli::commands::{SplitPlan, check_estimate, print_prediction};
+use crate::cli::commands::{SplitPlan, check_estimate, preview, print_prediction, rough_seconds};
 use crate::cli::output::*;
 use crate::cli::*;
 
@@ -21,8 +21,32 @@ pub(crate) fn run_nqueens(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<
         return run_nqueens_shard(args, cancel);
     }
     let selected = select(&args.common)?;
-    let counts = nqueens::count_on(args.n, &selected.backend, &control(&args.common, cancel))?;
+    let control = control(&args.common, cancel);
+    nqueens_preview(&args, &selected.backend, &control, 1.0)?;
+    let counts = nqueens::count_on(args.n, &selected.backend, &control)?;
     print_nqueens_counts(&counts, args.common.json)
+}
+
+/// The estimate a count expected to take more than a minute prints first ([`preview`]), for
+/// the share `share` of the count this run does.
+fn nqueens_preview(
+    args: &NqueensArgs,
+    backend: &warpsearch::Backend,
+    control: &RunControl,
+    share: f64,
+) -> Result<(), Error> {
+    // N = 20 searches 3.98·10¹¹ nodes, each size ≈ 8.5 times more; an H100 counts
+    // 5·10¹¹ nodes a second, a CPU thread ≈ 8·10⁷ (docs/BENCHMARKS.md).
+    let nodes = 3.98e11 * 8.5f64.powi(args.n as i32 - 20);
+    preview(
+        &format!("{}-queens", args.n),
+        rough_seconds(nodes, backend, 5e11, 8e7),
+        share,
+        args.no_estimate,
+        args.common.json,
+        backend,
+        |budget| nqueens::estimate(args.n, backend, control, budget),
+    )
 }
 
 /// Prints a count (text or JSON); exit status 1 when it does not match the known values.
@@ -54,7 +78,7 @@ pub(crate) fn print_nqueens_counts(counts: &nqueens::Counts, json: bool) -> Resu
                 Some(true) => "matches the known values (OEIS A000170, A002562)",
                 Some(false) =>
                     "DOES NOT MATCH the known values (OEIS A000170, A002562): please report this",
-                None => "no known value to compare with",
+                None => "no known value to check against",
             }
         );
     }
@@ -89,10 +113,14 @@ pub(crate) fn print_device_shares(
 pub(crate) fn run_nqueens_shard(args: NqueensArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     let mut plan = SplitPlan::new(&args.split)?;
     let selected = select(&args.common)?;
+    let control = control(&args.common, cancel);
+    if !plan.resumes() {
+        nqueens_preview(&args, &selected.backend, &control, plan.share())?;
+    }
     let outcome = nqueens::count_shard(
         args.n,
         &selected.backend,
-        &control(&args.common, cancel),
+        &control,
         plan.shard,
         plan.checkpoint.as_ref(),
     );

@@ -29,6 +29,16 @@ impl SplitPlan {
         })
     }
 
+    /// Whether this run resumes a checkpoint (its file exists).
+    pub(crate) fn resumes(&self) -> bool {
+        self.checkpoint.as_ref().is_some_and(|c| c.path.exists())
+    }
+
+    /// The share of the whole count this run does: 1/M for shard K/M.
+    pub(crate) fn share(&self) -> f64 {
+        1.0 / f64::from(self.shard.of)
+    }
+
     /// Says how to resume an interrupted run; the result of a finished one as JSON (write it
     /// with [`SplitPlan::write_result`] once the counts are printed).
     pub(crate) fn finish<P: serde::Serialize>(
