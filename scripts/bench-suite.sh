@@ -49,6 +49,9 @@
 #                    LIMIT s this sitting (default 540; SIGTERM at the limit saves the checkpoint), on
 #                    DEVICES (default all); once finished, `verify` of a SAMPLE (default 2%) of its
 #                    chunks, SEED=2026, on VERIFY_DEVICES (default: the last GPU)
+#   stop             how fast a checkpointed count stops on SIGTERM, and that it resumes exactly:
+#                    WHAT="no3line 15" stopped after AFTER=15 s and resumed to the end; then
+#                    BIG="no3line 17" stopped after BIG_AFTER=60 s (how long the stop took)
 #   sample           a counted, verified sample of a count too long to run whole: the estimate of
 #                    WHAT="nqueens 24", shard SHARD="1/100" of it on DEVICES (its result in CK=DIR),
 #                    then every chunk of the shard recounted on VERIFY_DEVICES (default: the last GPU)
@@ -288,6 +291,18 @@ record)
     else
         echo "== stopped (rc=$rc); carry $ck to the next sitting"
     fi
+    ;;
+stop)
+    rm -f /tmp/stop.ck /tmp/big.ck
+    # shellcheck disable=SC2086
+    run "${WHAT:-no3line 15}, SIGTERM after ${AFTER:-15} s" "${AFTER:-15}" $B ${WHAT:-no3line 15} --backend gpu \
+        --devices 0 --checkpoint /tmp/stop.ck --checkpoint-every 5
+    # shellcheck disable=SC2086
+    run "${WHAT:-no3line 15}, resumed" 300 $B ${WHAT:-no3line 15} --backend gpu --devices 0 \
+        --checkpoint /tmp/stop.ck --no-estimate || exit 1
+    # shellcheck disable=SC2086
+    [[ -n ${BIG-no3line 17} ]] && run "${BIG-no3line 17}, SIGTERM after ${BIG_AFTER:-60} s" "${BIG_AFTER:-60}" \
+        $B ${BIG-no3line 17} --backend gpu --devices 0 --checkpoint /tmp/big.ck --no-estimate
     ;;
 sample)
     ck=${CK:?CK=DIR holds the shard result}; mkdir -p "$ck"

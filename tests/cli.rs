@@ -776,7 +776,7 @@ fn a_run_killed_with_sigkill_resumes_from_its_checkpoint_with_exact_counts() {
         child.wait().unwrap();
         let saved: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
-        let done = saved["done"].as_array().unwrap().len();
+        let done = saved["chunks"].as_array().unwrap().len();
         assert!(done >= saved_before && done < 256, "{done} chunks saved");
         saved_before = done;
     }
@@ -1065,7 +1065,7 @@ fn verify_recounts_chunks_and_catches_edits_and_wrong_counts() {
     file.chunks[7].counts.solutions += 8;
     file.chunks[7].device = "GPU 3 (faulty)".into();
     file.counts = sum_of(&file.chunks);
-    file.digest = digest(&file.partition, file.shard, &file.chunks).unwrap();
+    file.digest = digest(&file.partition, file.shard, &file.chunks, &file.counts).unwrap();
     let wrong_path = path("wrong.json");
     std::fs::write(&wrong_path, serde_json::to_string(&file).unwrap()).unwrap();
     let list = format!("{},{}", file.chunks[6].index, chunk);

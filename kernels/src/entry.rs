@@ -692,20 +692,21 @@ pub unsafe extern "ptx-kernel" fn warpsearch_no3line_propagate(
             tasks: &tasks,
             index,
         };
-        let expanded = match search.run(&start, &share, |board| {
+        match search.run(&start, &share, |board| {
             tasks.store_board(index, board.points)
         }) {
-            Ok(expanded) => expanded,
-            // A full stack (`ShareSubtree` never cancels: the host stops a launch through
-            // `control[1]`).
+            Ok(expanded) => tasks.finish(index, expanded),
+            // The host stopped the launch (`Stopped::CANCELLED` is `StackFull` on the GPU):
+            // the subtree stays unfinished, so its chunk is never reported, and a resumed run
+            // searches it again.
+            Err(_) if share.cancelled() => {}
             Err(_) => {
                 if lane == 0 {
                     overflow.fetch_add(1, Ordering::Relaxed);
                 }
-                0
+                tasks.finish(index, 0);
             }
-        };
-        tasks.finish(index, expanded);
+        }
         if let Some(handoff) = handoff {
             handoff.end();
         }
@@ -726,6 +727,13 @@ impl Share for ShareSubtree<'_, '_> {
     #[inline(always)]
     fn wanted(&self) -> bool {
         self.handoff.is_some_and(|handoff| handoff.wanted())
+    }
+
+    /// The host's stop, as the hand-off region carries it (without work sharing a launch
+    /// still stops between subtrees, through the work list's stop word).
+    #[inline(always)]
+    fn cancelled(&self) -> bool {
+        self.handoff.is_some_and(|handoff| handoff.stopped())
     }
 
     #[inline(always)]

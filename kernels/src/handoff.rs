@@ -16,6 +16,9 @@
 //! words:
 //! - words 0–1: the ring's tickets, one `u64`: low half taken (head), high half issued (tail);
 //! - word 2: warps busy;
+//! - word 3: the host's stop, non-zero once it asks the launch to stop (searches look at it
+//!   inside a subtree, [`Handoff::stopped`]: the region's address is kept anyway, where the
+//!   launch's own stop word would cost a search its registers);
 //! - words 4 .. 4 + 2·warps: the ring, `warps` `u64` entries `(ticket + 1) << 32 | warp` (+ 1:
 //!   the zeroed region must not read as ticket 0's entry);
 //! - from word [`Handoff::mailbox_start`]: a mailbox of `32·(1 + K)` words per warp: words
@@ -154,6 +157,15 @@ impl Handoff {
     pub fn end(&self) {
         fence(Ordering::SeqCst);
         on_leader(|| self.busy().fetch_sub(1, Ordering::Relaxed));
+    }
+
+    /// Whether the host has asked the launch to stop (word 3 of the region): one load by
+    /// the leader, the same answer on every lane.
+    #[inline(always)]
+    pub fn stopped(&self) -> bool {
+        // SAFETY: word 3 of the region.
+        let word = unsafe { AtomicU32::from_ptr(self.base.add(3)) };
+        on_leader(|| word.load(Ordering::Relaxed)) != 0
     }
 
     /// Whether some warp is waiting for work: one load.

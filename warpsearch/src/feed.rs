@@ -108,7 +108,8 @@ struct Given {
 /// `write(range, at)` writes the items of work-list positions `range` at item `at` of the
 /// launch's item list (through [`GpuDevice::poke`]); `launch()` starts the kernel on the
 /// device's stream with `buffers`; `finished(chunks)` gets each chunk once, as soon as its
-/// last item is done (a chunk with no items at once).
+/// last item is done (a chunk with no items at once); `also_stop()` runs when the run is
+/// stopped, after the launch's stop word is set (a kernel that looks for a stop elsewhere).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_fed(
     device: &GpuDevice,
@@ -120,6 +121,7 @@ pub(crate) fn run_fed(
     launch: &dyn Fn() -> Result<()>,
     finished: &mut dyn FnMut(&[Finished]) -> Result<()>,
     control: &RunControl,
+    also_stop: &dyn Fn() -> Result<()>,
 ) -> Result<()> {
     let words = buffers.counts + 1;
     let capacity = buffers.item_slots.len();
@@ -202,6 +204,7 @@ pub(crate) fn run_fed(
             if control.cancelled() && !stopping {
                 stopping = true;
                 device.poke(&buffers.control, 1, &[1])?;
+                also_stop()?;
             }
             if !given.closed && !stopping {
                 device.peek(&buffers.control, &mut claimed)?;

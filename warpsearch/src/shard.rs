@@ -217,6 +217,10 @@ pub trait Partial: Clone + Default + Serialize + DeserializeOwned {
     /// The nodes searched, for per-device reports (`u128`: a record-size search passes
     /// 2⁶⁴ nodes, N = 28 queens ≈ 3·10¹⁹).
     fn nodes(&self) -> u128;
+    /// Whether [`Partial::add`] is the search's own rule, so that a file's counts must be its
+    /// chunks' sum by it: true for a search's own type; false for [`JsonCounts`], which adds
+    /// any search's fields up as numbers (a ruler's marks too).
+    const OWN_RULE: bool = true;
 }
 
 /// The counts of any search as its result file holds them (JSON), for merging shards of a
@@ -262,6 +266,7 @@ impl JsonCounts {
 }
 
 impl Partial for JsonCounts {
+    const OWN_RULE: bool = false;
     fn add(&mut self, other: &Self) {
         Self::add_values(&mut self.0, &other.0);
     }
@@ -328,7 +333,7 @@ pub struct Checkpoint<P> {
     pub digest: String,
 }
 
-/// What [`verify_file`] and `warpsearch verify` read of a result file or a checkpoint: the
+/// What [`merge`], [`crate::verify`] and resumed runs read of a result file or a checkpoint: the
 /// fields both kinds have.
 #[derive(Clone, Debug, Deserialize)]
 pub struct ChunkFile<P> {
@@ -347,20 +352,21 @@ pub struct ChunkFile<P> {
     pub seconds: f64,
 }
 
-/// BLAKE3 over `partition`'s fingerprint, `shard` and `chunks` (as JSON), in hex: the digest
-/// of a result file or a checkpoint. It finds edits and damage, not forgery: anyone can
-/// recompute it (a second, differently chunked run and `warpsearch verify` are the checks
-/// against a faulty device; `docs/cluster.md`).
+/// BLAKE3 over `partition`'s fingerprint, `shard`, `chunks` and `counts` (as JSON), in hex:
+/// the digest of a result file or a checkpoint. It finds edits and damage, not forgery:
+/// anyone can recompute it (a second, differently chunked run and `warpsearch verify` are the
+/// checks against a faulty device; `docs/cluster.md`).
 pub fn digest<P: Serialize>(
     partition: &Partition,
     shard: Shard,
     chunks: &[ChunkCount<P>],
+    counts: &P,
 ) -> Result<String> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(partition.fingerprint.as_bytes());
     hasher.update(&shard.index.to_le_bytes());
     hasher.update(&shard.of.to_le_bytes());
-    let json = serde_json::to_vec(chunks)
+    let json = serde_json::to_vec(&(chunks, counts))
         .map_err(|e| Error::Verification(format!("serialising the chunk list: {e}")))?;
     hasher.update(&json);
     Ok(hasher.finalize().to_hex().to_string())
@@ -392,8 +398,8 @@ impl<P: Partial> ChunkFile<P> {
                 "{name}: {why}; the file was edited or damaged, and is refused"
             )))
         };
-        if digest(&self.partition, self.shard, &self.chunks)? != self.digest {
-            return refuse("its digest does not match its chunk list".into());
+        if digest(&self.partition, self.shard, &self.chunks, &self.counts)? != self.digest {
+            return refuse("its digest does not match its chunks and counts".into());
         }
         let mine: BTreeSet<u32> = self.shard.chunks(self.partition.chunks).collect();
         let mut last = None;
@@ -415,7 +421,7 @@ impl<P: Partial> ChunkFile<P> {
             ));
         }
         let json = |p: &P| serde_json::to_value(p).ok();
-        if json(&sum_of(&self.chunks)) != json(&self.counts) {
+        if P::OWN_RULE && json(&sum_of(&self.chunks)) != json(&self.counts) {
             return refuse("its counts are not the sum of its chunks".into());
         }
         Ok(())
@@ -507,7 +513,7 @@ impl<P: Serialize> ChunkRun<P> {
         backend: &crate::backend::Backend,
     ) -> Result<ShardResult<P>> {
         Ok(ShardResult {
-            digest: digest(&partition, shard, &self.chunks)?,
+            digest: digest(&partition, shard, &self.chunks, &self.counts)?,
             partition,
             shard,
             counts: self.counts,
@@ -753,11 +759,12 @@ pub fn run_chunks<P: Partial + Send>(
     let save = |ledger: &Ledger<P>| -> Result<()> {
         if let Some(file) = checkpoint {
             let chunks = ledger.chunks();
+            let counts = sum_of(&chunks);
             let state = Checkpoint {
                 partition: partition.clone(),
                 shard,
-                digest: digest(partition, shard, &chunks)?,
-                counts: sum_of(&chunks),
+                digest: digest(partition, shard, &chunks, &counts)?,
+                counts,
                 chunks,
                 seconds: earlier + started.elapsed().as_secs_f64(),
             };
@@ -1245,15 +1252,16 @@ mod tests {
                     device: "cpu".into(),
                 })
                 .collect();
+            let counts = sum_of(&chunks);
             let result = ShardResult {
                 partition: partition.clone(),
                 shard,
-                counts: sum_of(&chunks),
                 seconds: 1.0,
                 backend: "cpu".into(),
                 devices: vec![],
                 per_device: vec![],
-                digest: digest(partition, shard, &chunks).unwrap(),
+                digest: digest(partition, shard, &chunks, &counts).unwrap(),
+                counts,
                 chunks,
             };
             write_json_atomically(&path, &result).unwrap();
@@ -1291,16 +1299,22 @@ mod tests {
             "{chunk}"
         );
         let sum = edit("sum.json", &|v| v["counts"] = 7.into());
-        assert!(
-            sum.contains("sum.json") && sum.contains("not the sum"),
-            "{sum}"
-        );
+        assert!(sum.contains("sum.json") && sum.contains("digest"), "{sum}");
+        let resummed = edit("resummed.json", &|v| {
+            let chunks: Vec<ChunkCount<Sum>> = serde_json::from_value(v["chunks"].clone()).unwrap();
+            v["counts"] = 7.into();
+            v["digest"] = digest(&p, Shard::new(3, 3).unwrap(), &chunks, &Sum(7))
+                .unwrap()
+                .into();
+        });
+        assert!(resummed.contains("not the sum"), "{resummed}");
         let short = edit("short.json", &|v| {
             let mut chunks: Vec<ChunkCount<Sum>> =
                 serde_json::from_value(v["chunks"].clone()).unwrap();
             chunks.pop();
-            v["counts"] = serde_json::to_value(sum_of(&chunks)).unwrap();
-            v["digest"] = digest(&p, Shard::new(3, 3).unwrap(), &chunks)
+            let counts = sum_of(&chunks);
+            v["counts"] = serde_json::to_value(&counts).unwrap();
+            v["digest"] = digest(&p, Shard::new(3, 3).unwrap(), &chunks, &counts)
                 .unwrap()
                 .into();
             v["chunks"] = serde_json::to_value(chunks).unwrap();

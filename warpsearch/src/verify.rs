@@ -223,11 +223,12 @@ mod tests {
             })
             .collect();
         let path = dir.join(name);
+        let counts = sum_of(&chunks);
         let value = serde_json::json!({
             "partition": partition,
             "shard": shard,
-            "counts": sum_of(&chunks),
-            "digest": digest(partition, shard, &chunks).unwrap(),
+            "digest": digest(partition, shard, &chunks, &counts).unwrap(),
+            "counts": counts,
             "chunks": chunks,
         });
         write_json_atomically(&path, &value).unwrap();

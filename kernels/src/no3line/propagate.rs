@@ -72,10 +72,21 @@ impl Techniques {
 pub enum Stopped {
     /// The stack was full: the search needs more than the capacity it was given.
     StackFull,
-    /// [`Share::cancelled`] said so (CPU only: on the GPU a second variant, even unused,
-    /// cost the kernel registers).
+    /// [`Share::cancelled`] said so: Ctrl-C on a CPU thread. The subtree is unfinished and
+    /// must not be counted. (Not on the GPU, where a second variant, even unused, costs the
+    /// kernel spills: there a stop returns [`Stopped::StackFull`], and the caller, which asked
+    /// for the stop, tells them apart by asking [`Share::cancelled`] again.)
     #[cfg(not(target_arch = "nvptx64"))]
     Cancelled,
+}
+
+impl Stopped {
+    /// What a search returns when [`Share::cancelled`] says so.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const CANCELLED: Stopped = Stopped::Cancelled;
+    /// What a search returns when [`Share::cancelled`] says so.
+    #[cfg(target_arch = "nvptx64")]
+    pub const CANCELLED: Stopped = Stopped::StackFull;
 }
 
 /// `cells` propagated to a fixpoint and checked against the symmetries: a *node* of the
@@ -194,9 +205,10 @@ pub trait Share {
     fn wanted(&self) -> bool;
     /// Hands `board` over; false when nobody took it (the search keeps it).
     fn give(&self, board: &Cells) -> bool;
-    /// Whether the search should stop now, unfinished (asked every [`SHARE_EVERY`] nodes, on
-    /// the CPU only; never, unless overridden): a CPU thread's way to honour Ctrl-C inside a
-    /// long subtree.
+    /// Whether the search should stop now, unfinished (asked every [`CANCEL_EVERY`] nodes;
+    /// never, unless overridden): how a CPU thread honours Ctrl-C inside a long subtree, and a
+    /// GPU warp the launch's stop word (a subtree of n = 17 can keep a warp for many minutes,
+    /// longer than a scheduler waits between SIGTERM and SIGKILL).
     #[inline(always)]
     fn cancelled(&self) -> bool {
         false
@@ -221,6 +233,11 @@ impl Share for Keep {
 
 /// Nodes between two looks for a searcher waiting for a board (a power of two).
 pub const SHARE_EVERY: u64 = 8;
+/// Nodes between two looks at [`Share::cancelled`] (a power of two): a GPU warp expands
+/// ≈ 10⁵ boards a second at n = 17, so a stop is seen within ≈ 50 ms (measured on an H100:
+/// n = 15 and 17 exit 0.1 s after SIGTERM). The look costs n = 15 47.09 → 47.62 s (every 256
+/// boards: 47.62–47.95 s); docs/notes/no3line-gpu.md.
+pub const CANCEL_EVERY: u64 = 4096;
 
 /// The search below one board, with a stack of pending boards in a [`LaneSlab`] of
 /// `capacity ·` [`WORDS_PER_BOARD`] words (global memory on the GPU: a warp's private
@@ -318,11 +335,8 @@ impl<'l, S: LaneSlab> Propagating<'l, S> {
                     self.load(wrap(bottom + pending))
                 }
             };
-            // CPU only, like `Stopped::Cancelled`: a GPU launch is stopped between subtrees
-            // (its work list's stop word).
-            #[cfg(not(target_arch = "nvptx64"))]
-            if nodes & (SHARE_EVERY - 1) == 0 && share.cancelled() {
-                return Err(Stopped::Cancelled);
+            if nodes & (CANCEL_EVERY - 1) == 0 && share.cancelled() {
+                return Err(Stopped::CANCELLED);
             }
             if pending > 0
                 && nodes & (SHARE_EVERY - 1) == 0

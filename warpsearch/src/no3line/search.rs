@@ -260,6 +260,17 @@ impl Launcher {
         self.blocks as usize * GPU_BLOCK as usize / 32
     }
 
+    /// Asks the warps of a running launch to leave their subtrees unfinished: the stop in
+    /// the work-sharing region, which the search looks at every few hundred boards
+    /// (`kernels::handoff::Handoff::stopped`). Without work sharing the launch stops between
+    /// subtrees only.
+    fn stop_inside_subtrees(&self, device: &GpuDevice) -> Result<()> {
+        match &self.handoff {
+            Some(handoff) => Ok(device.poke(handoff, 3, &[1])?),
+            None => Ok(()),
+        }
+    }
+
     /// Launches the kernel for `subtrees`' kind over `items`, with `control` (queue counter,
     /// stop word) and, for a fed launch, its buffers.
     fn launch(
@@ -464,6 +475,7 @@ pub(crate) fn search_gpu_fed(
         &launch,
         &mut finished,
         control,
+        &|| launcher.stop_inside_subtrees(device),
     )?;
     // A subtree abandoned on a full stack after its chunk's last look is still an error.
     launcher.boards(device).map(|_| ())

@@ -406,11 +406,11 @@ fn count_selection(
 }
 
 /// Predicts the count of `n` on `backend` (nodes, seconds, ranges) within about `budget`
-/// seconds ([`crate::predict`]). Up to the calibration size ([`calibration_n`]) it counts
-/// levels of a sample of the work list's chunks there. Past it, a chunk can take hours (N = 28:
-/// days), so the nodes come from Knuth's random probes of every start of the work list
-/// ([`JobList::probe_nodes`]) and the time per node from a counted sample of the calibration
-/// size on the same devices; when that predicts a sample of this size's own chunks to fit in
+/// seconds ([`crate::predict`]). Up to the calibration size (N = 22 on GPUs, 16 on the CPU) it
+/// counts levels of a sample of the work list's chunks there. Past it, a chunk can take hours
+/// (N = 28: days), so the nodes come from Knuth's random probes of every start of the work
+/// list and the time per node from a counted sample of the calibration size on the same
+/// devices ([`crate::predict::Prediction::from_probes`]); when that predicts a sample of this size's own chunks to fit in
 /// four budgets, the size is sampled itself instead (it is the more exact).
 pub fn estimate(
     n: u32,
@@ -455,7 +455,7 @@ pub fn estimate(
         calibration,
         backend,
         control,
-        budget,
+        budget.max(CALIBRATION_BUDGET),
         (&cal_list, &cal_partition),
         cal_setup,
     )?;
@@ -483,6 +483,11 @@ fn calibration_n(backend: &Backend) -> u32 {
         Backend::Cpu(_) => 16,
     }
 }
+
+/// The least budget of the sample that calibrates a prediction by probes. Its levels must be
+/// long against a launch's fixed cost (≈ 0.5 s): with 3 s of N = 22 on one H200 (levels of
+/// 1..8 chunks, ≤ 2 s each) three calibrations gave 1.70, 1.95 and 2.17·10⁻¹² s a node.
+const CALIBRATION_BUDGET: f64 = 12.0;
 
 /// Probes per start of [`JobList::probe_nodes`] in an estimate, in batches: 1.3–2.2 % below
 /// the counted nodes at N = 12..15 (the test in `jobs.rs`), 1.1 % below at N = 20.
@@ -799,6 +804,7 @@ fn run_gpu_fed(
         &launch,
         &mut finished,
         control,
+        &|| Ok(()),
     )
 }
 
