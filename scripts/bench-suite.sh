@@ -49,6 +49,12 @@
 #                    LIMIT s this sitting (default 540; SIGTERM at the limit saves the checkpoint), on
 #                    DEVICES (default all); once finished, `verify` of a SAMPLE (default 2%) of its
 #                    chunks, SEED=2026, on VERIFY_DEVICES (default: the last GPU)
+#   detach           a count longer than one command may run: starts WHAT="no3line 17" on DEVICES (default all)
+#                    detached (setsid: it runs on after this script returns, as long as the machine does),
+#                    with its checkpoint, result and log in CK=DIR, and returns
+#   await            waits up to LIMIT s (default 580) for the detached count of CK=DIR, printing its
+#                    progress; once it has finished, `verify` of SAMPLE (default 2%) of its chunks on
+#                    VERIFY_DEVICES (default: the last GPU), SEED=2026
 #   stop             how fast a checkpointed count stops on SIGTERM, and that it resumes exactly:
 #                    WHAT="no3line 15" stopped after AFTER=15 s and resumed to the end; then
 #                    BIG="no3line 17" stopped after BIG_AFTER=60 s (how long the stop took)
@@ -290,6 +296,31 @@ record)
             --seed "${SEED:-2026}" --backend gpu --devices "${VERIFY_DEVICES:-$last}"
     else
         echo "== stopped (rc=$rc); carry $ck to the next sitting"
+    fi
+    ;;
+detach)
+    ck=${CK:?CK=DIR holds the checkpoint}; mkdir -p "$ck"
+    # shellcheck disable=SC2086
+    setsid nohup $B $WHAT --backend gpu --devices "${DEVICES:-all}" --checkpoint "$ck/checkpoint.json" \
+        --checkpoint-every 20 --result "$ck/result.json" --json > "$ck/run.log" 2>&1 < /dev/null &
+    echo "== started ${WHAT:?} (pid $!), log $ck/run.log"
+    sleep 15; tail -3 "$ck/run.log"
+    ;;
+await)
+    ck=${CK:?CK=DIR holds the checkpoint}
+    last=$(( $(nvidia-smi -L | wc -l) - 1 ))
+    end=$(( SECONDS + ${LIMIT:-580} ))
+    while pgrep -f -- "--result $ck/result.json" > /dev/null && (( SECONDS < end )); do
+        sleep 20
+        printf '%s  chunks saved: %s\n' "$(date -u +%T)" \
+            "$(grep -c '"index"' "$ck/checkpoint.json" 2>/dev/null || echo 0)"
+    done
+    tail -3 "$ck/run.log"
+    if [[ -f $ck/result.json ]] && ! pgrep -f -- "--result $ck/result.json" > /dev/null; then
+        run "verify ${SAMPLE:-2%}" 590 $B verify "$ck/result.json" --sample "${SAMPLE:-2%}" \
+            --seed "${SEED:-2026}" --backend gpu --devices "${VERIFY_DEVICES:-$last}"
+    else
+        echo "== still running; run await again"
     fi
     ;;
 stop)

@@ -52,7 +52,7 @@
 //!
 //! impl Partial for Count {
 //!     fn add(&mut self, other: &Self) { self.0 += other.0 }
-//!     fn nodes(&self) -> u64 { self.0 }
+//!     fn nodes(&self) -> u128 { self.0.into() }
 //! }
 //!
 //! impl Search for Sevens {

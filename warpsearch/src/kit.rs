@@ -10,7 +10,7 @@
 //! # use warpsearch::shard::Partial;
 //! # #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 //! # struct Count(u64);
-//! # impl Partial for Count { fn add(&mut self, o: &Self) { self.0 += o.0 } fn nodes(&self) -> u64 { self.0 } }
+//! # impl Partial for Count { fn add(&mut self, o: &Self) { self.0 += o.0 } fn nodes(&self) -> u128 { self.0.into() } }
 //! # struct Sevens;
 //! # impl Search for Sevens {
 //! #     type Partial = Count;

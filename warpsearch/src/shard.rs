@@ -387,7 +387,27 @@ impl<P: Partial> ChunkFile<P> {
     /// chunks, its chunks are its shard's (each once, in order; all of them with
     /// `complete`), and its counts are their sum. The errors name the file.
     pub fn read(path: &Path, complete: bool) -> Result<ChunkFile<P>> {
-        let file: ChunkFile<P> = read_json(path)?;
+        // A file of another version may not parse, or not as this version digests it: say
+        // so rather than how it differs.
+        let other_version = |version: &str| {
+            Error::InvalidArgument(format!(
+                "{} was written by warpsearch {version}; this is {VERSION}: use {version} with it",
+                path.display()
+            ))
+        };
+        let file: ChunkFile<P> = read_json(path).map_err(|error| {
+            let version = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|value| value["partition"]["version"].as_str().map(String::from));
+            match version {
+                Some(version) if version != VERSION => other_version(&version),
+                _ => error,
+            }
+        })?;
+        if file.partition.version != VERSION {
+            return Err(other_version(&file.partition.version));
+        }
         file.check(&path.display().to_string(), complete)?;
         Ok(file)
     }
@@ -1323,6 +1343,8 @@ mod tests {
             short.contains("short.json") && short.contains("holds 11 of"),
             "{short}"
         );
+        let old = edit("old.json", &|v| v["partition"]["version"] = "0.0.1".into());
+        assert!(old.contains("written by warpsearch 0.0.1"), "{old}");
         let digest = edit("digest.json", &|v| v["digest"] = "00".into());
         assert!(digest.contains("digest.json"), "{digest}");
     }
