@@ -51,10 +51,13 @@
 #                    chunks, SEED=2026, on VERIFY_DEVICES (default: the last GPU)
 #   detach           a count longer than one command may run: starts WHAT="no3line 17" on DEVICES (default all)
 #                    detached (setsid: it runs on after this script returns, as long as the machine does),
-#                    with its checkpoint, result and log in CK=DIR, and returns
+#                    with its checkpoint, result and log in CK=DIR, and returns. DIR must lie outside
+#                    any folder copied to the machine again before the count ends (e.g. /var/tmp/n17):
+#                    a fresh copy of bundle/ would take the files from under the running count
 #   await            waits up to LIMIT s (default 580) for the detached count of CK=DIR, printing its
-#                    progress; once it has finished, `verify` of SAMPLE (default 2%) of its chunks on
-#                    VERIFY_DEVICES (default: the last GPU), SEED=2026
+#                    progress; once it has finished, copies its result and log to LOG_DIR and runs
+#                    `verify` of SAMPLE (default 2%) of its chunks on VERIFY_DEVICES (default: the
+#                    last GPU), SEED=2026
 #   stop             how fast a checkpointed count stops on SIGTERM, and that it resumes exactly:
 #                    WHAT="no3line 15" stopped after AFTER=15 s and resumed to the end; then
 #                    BIG="no3line 17" stopped after BIG_AFTER=60 s (how long the stop took)
@@ -317,6 +320,7 @@ await)
     done
     tail -3 "$ck/run.log"
     if [[ -f $ck/result.json ]] && ! pgrep -f -- "--result $ck/result.json" > /dev/null; then
+        cp "$ck/result.json" "$ck/run.log" "$LOG_DIR/"
         run "verify ${SAMPLE:-2%}" 590 $B verify "$ck/result.json" --sample "${SAMPLE:-2%}" \
             --seed "${SEED:-2026}" --backend gpu --devices "${VERIFY_DEVICES:-$last}"
     else
