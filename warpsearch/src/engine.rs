@@ -85,7 +85,7 @@ use crate::shard::{CheckpointFile, Shard, ShardResult};
 use cudarc::driver::PushKernelArg;
 use rayon::prelude::*;
 
-pub use crate::shard::{ChunkSource, Partial, Partition, Workers, run_chunks};
+pub use crate::shard::{ChunkSource, Partial, Partition, Selection, Workers, run_chunks};
 
 /// A search's GPU kernel: the PTX module it is in (usually embedded with
 /// `include_str!(concat!(env!("OUT_DIR"), "/….ptx"))` from a build script that uses
@@ -328,6 +328,36 @@ pub fn run<S: Search>(
     shard: Shard,
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<S::Partial>> {
+    let (run, partition) = run_selection(search, backend, control, shard.into(), checkpoint)?;
+    run.into_result(partition, shard, backend)
+}
+
+/// Runs the chunks `chunks` of `search`'s work list on `backend`: what a verify recounts
+/// ([`crate::verify`]). Returns each chunk's counts and the work list's partition. A
+/// branch-and-bound search is refused: a chunk's result depends on the bound it met.
+pub fn recount<S: Search>(
+    search: &S,
+    backend: &Backend,
+    control: &RunControl,
+    chunks: std::collections::BTreeSet<u32>,
+) -> Result<(crate::shard::ChunkRun<S::Partial>, Partition)> {
+    if search.shared_bound().is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "{} is a branch-and-bound search: a chunk's result depends on the bound it met, so a recount need not equal it",
+            search.problem()
+        )));
+    }
+    run_selection(search, backend, control, Selection::Chunks(chunks), None)
+}
+
+/// [`run`] and [`recount`]: the chunks of `selection`.
+fn run_selection<S: Search>(
+    search: &S,
+    backend: &Backend,
+    control: &RunControl,
+    selection: Selection,
+    checkpoint: Option<&CheckpointFile>,
+) -> Result<(crate::shard::ChunkRun<S::Partial>, Partition)> {
     if S::UNIT_WORDS == 0 || S::RESULT_WORDS == 0 {
         return Err(Error::InvalidArgument(
             "a search's units and results need at least one word each".into(),
@@ -406,8 +436,10 @@ pub fn run<S: Search>(
             }
         }
     };
-    let run = run_chunks(&partition, shard, checkpoint, control, &workers, run_worker)?;
-    run.into_result(partition, shard, backend)
+    let run = run_chunks(
+        &partition, selection, checkpoint, control, &workers, run_worker,
+    )?;
+    Ok((run, partition))
 }
 
 /// The units of `ranges` on every thread of `pool`; their results in order.

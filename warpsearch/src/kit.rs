@@ -111,9 +111,29 @@ pub struct RunArgs {
     /// range.
     #[arg(long, value_name = "N", requires = "estimate")]
     pub probes: Option<u64>,
-    /// The seed of --estimate's random paths (the same seed, the same estimate).
-    #[arg(long, value_name = "S", default_value_t = 1, requires = "estimate")]
+    /// The seed of --estimate's random paths and of --verify's sample (the same seed, the
+    /// same estimate or sample).
+    #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Instead of searching, recount a sample of the chunks these result files or checkpoints
+    /// of this search hold, on the chosen devices, and compare them chunk by chunk (as
+    /// `warpsearch verify`): each chunk that differs is named with its file and the device
+    /// that computed it, and the exit status is 3. Not for branch-and-bound searches.
+    #[arg(long, value_name = "FILE", num_args = 1..,
+          conflicts_with_all = ["shard", "checkpoint", "result", "merge", "estimate"])]
+    pub verify: Vec<PathBuf>,
+    /// With --verify: the share of the chunks to recount, drawn with --seed: 0.01 or 1%
+    /// (default 1%, at least one chunk).
+    #[arg(long, value_name = "P", requires = "verify")]
+    pub sample: Option<String>,
+    /// With --verify: recount these chunks instead, e.g. 0,17,200-203.
+    #[arg(
+        long,
+        value_name = "LIST",
+        requires = "verify",
+        conflicts_with = "sample"
+    )]
+    pub chunks: Option<String>,
 }
 
 /// What a finished whole run prints: your search's answer.
@@ -244,6 +264,51 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--verify FILES…`: recounts a sample of the files' chunks and compares them.
+fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
+    let held = crate::verify::Held::<S::Partial>::read(&args.verify)?;
+    if held.partition.problem != search.problem() || held.partition.n != search.size() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: chunks of {} {}, not of {} {}",
+            args.verify[0].display(),
+            held.partition.problem,
+            held.partition.n,
+            search.problem(),
+            search.size()
+        )));
+    }
+    let plan = held.plan(args.sample.as_deref(), args.chunks.as_deref(), args.seed)?;
+    let control = RunControl::quiet()
+        .with_cancel(stop_on_interrupt()?)
+        .with_progress(!args.json);
+    let selected = select(search, args)?;
+    let backend = selected.backend.describe();
+    eprintln!("{}", held.announce(&plan, &backend));
+    let started = std::time::Instant::now();
+    let (run, partition) =
+        engine::recount(search, &selected.backend, &control, plan.chunks.clone())?;
+    let report = held.report(
+        &plan,
+        (&run.chunks, &partition),
+        &backend,
+        started.elapsed().as_secs_f64(),
+    )?;
+    if args.json {
+        let value =
+            serde_json::to_value(&report).map_err(|e| Error::Verification(e.to_string()))?;
+        println!("{value}");
+    } else {
+        for line in report.lines() {
+            println!("{line}");
+        }
+    }
+    Ok(if report.equal {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::verify::EXIT_DIFFERENT)
+    })
+}
+
 fn try_run<S: Search>(
     search: &S,
     args: &RunArgs,
@@ -251,6 +316,9 @@ fn try_run<S: Search>(
 ) -> Result<ExitCode, Error> {
     if let Some(budget) = args.estimate {
         return estimate(search, args, budget);
+    }
+    if !args.verify.is_empty() {
+        return verify(search, args);
     }
     if !args.merge.is_empty() {
         let (partition, counts, seconds, _) = crate::shard::merge::<S::Partial>(&args.merge)?;

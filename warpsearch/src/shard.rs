@@ -366,7 +366,11 @@ pub fn digest<P: Serialize>(
     hasher.update(partition.fingerprint.as_bytes());
     hasher.update(&shard.index.to_le_bytes());
     hasher.update(&shard.of.to_le_bytes());
-    let json = serde_json::to_vec(&(chunks, counts))
+    // Through a `serde_json::Value`, whose objects sort their keys: a search's own counts type
+    // and `JsonCounts` (which `warpsearch merge` reads any search's files as) then digest the
+    // same bytes, whatever order the type declares its fields in.
+    let json = serde_json::to_value((chunks, counts))
+        .and_then(|value| serde_json::to_vec(&value))
         .map_err(|e| Error::Verification(format!("serialising the chunk list: {e}")))?;
     hasher.update(&json);
     Ok(hasher.finalize().to_hex().to_string())
@@ -1347,6 +1351,56 @@ mod tests {
         assert!(old.contains("written by warpsearch 0.0.1"), "{old}");
         let digest = edit("digest.json", &|v| v["digest"] = "00".into());
         assert!(digest.contains("digest.json"), "{digest}");
+    }
+
+    /// A search's own counts type, its fields not in alphabetical order, and `JsonCounts`
+    /// (how `warpsearch merge` reads any search's file) find the same digest.
+    #[test]
+    fn a_file_digests_the_same_read_as_its_type_or_as_json() {
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        struct Two {
+            zeta: u64,
+            alpha: u64,
+        }
+        impl Partial for Two {
+            fn add(&mut self, other: &Self) {
+                self.zeta += other.zeta;
+                self.alpha += other.alpha;
+            }
+            fn nodes(&self) -> u128 {
+                self.zeta.into()
+            }
+        }
+        let p = partition();
+        let shard = Shard::new(2, 5).unwrap();
+        let chunks: Vec<ChunkCount<Two>> = shard
+            .chunks(p.chunks)
+            .map(|index| ChunkCount {
+                index,
+                counts: Two {
+                    zeta: index as u64,
+                    alpha: 1,
+                },
+                device: "GPU 0".into(),
+            })
+            .collect();
+        let counts = sum_of(&chunks);
+        let result = ShardResult {
+            partition: p.clone(),
+            shard,
+            seconds: 1.0,
+            backend: "gpu".into(),
+            devices: vec![],
+            per_device: vec![],
+            digest: digest(&p, shard, &chunks, &counts).unwrap(),
+            counts,
+            chunks,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two.json");
+        write_json_atomically(&path, &result).unwrap();
+        assert!(ChunkFile::<Two>::read(&path, true).is_ok());
+        assert!(ChunkFile::<JsonCounts>::read(&path, true).is_ok());
     }
 
     #[test]

@@ -132,6 +132,163 @@ impl<P: Partial> Held<P> {
     }
 }
 
+/// The share of the chunks a verify recounts when neither a sample nor a list is given.
+pub const DEFAULT_SAMPLE: f64 = 0.01;
+
+/// Exit status of a verify that found a chunk whose recount differs.
+pub const EXIT_DIFFERENT: u8 = 3;
+
+/// Which chunks a verify recounts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The chunks.
+    pub chunks: BTreeSet<u32>,
+    /// For a sample: its fraction and seed.
+    pub sample: Option<(f64, u64)>,
+}
+
+impl<P: Partial> Held<P> {
+    /// The chunks to recount: `chunks` (`--chunks 3,17,40-45`, each held), else a sample of
+    /// `sample` (`--sample 1%`, default [`DEFAULT_SAMPLE`]) drawn with `seed`.
+    pub fn plan(&self, sample: Option<&str>, chunks: Option<&str>, seed: u64) -> Result<Plan> {
+        match chunks {
+            Some(list) => {
+                let chunks = parse_chunks(list)?;
+                self.check_held(&chunks)?;
+                Ok(Plan {
+                    chunks,
+                    sample: None,
+                })
+            }
+            None => {
+                let fraction = sample.map_or(Ok(DEFAULT_SAMPLE), parse_fraction)?;
+                Ok(Plan {
+                    chunks: self.sample(fraction, seed)?,
+                    sample: Some((fraction, seed)),
+                })
+            }
+        }
+    }
+
+    /// The line said before a recount: what is recounted where.
+    pub fn announce(&self, plan: &Plan, backend: &str) -> String {
+        let list: Vec<String> = plan.chunks.iter().map(u32::to_string).collect();
+        format!(
+            "verify {} {}: recounting {} of the {} chunks held ({} in the work list){} on {backend}: {}",
+            self.partition.problem,
+            self.partition.n,
+            plan.chunks.len(),
+            self.chunks.len(),
+            self.partition.chunks,
+            match plan.sample {
+                Some((_, seed)) => format!(", seed {seed}"),
+                None => String::new(),
+            },
+            list.join(", ")
+        )
+    }
+
+    /// Compares a recount (`recount`, of the work list `recounted`, on `backend`, in
+    /// `seconds`) with the held chunks. A recount of another work list (another program
+    /// version or setting) is an error, not a difference.
+    pub fn report(
+        &self,
+        plan: &Plan,
+        (recount, recounted): (&[ChunkCount<P>], &Partition),
+        backend: &str,
+        seconds: f64,
+    ) -> Result<Report> {
+        let partition = &self.partition;
+        if recounted != partition {
+            return Err(Error::InvalidArgument(format!(
+                "this binary makes another work list for {} {} (version {}, fingerprint {}) than the files' (version {}, fingerprint {}): verify with the version that ran it",
+                partition.problem,
+                partition.n,
+                recounted.version,
+                recounted.fingerprint,
+                partition.version,
+                partition.fingerprint
+            )));
+        }
+        let differences = self.compare(recount);
+        Ok(Report {
+            problem: partition.problem.clone(),
+            n: partition.n,
+            seed: plan.sample.map(|(_, seed)| seed),
+            sample: plan.sample.map(|(fraction, _)| fraction),
+            chunks: recount.iter().map(|c| c.index).collect(),
+            chunks_held: self.chunks.len(),
+            chunks_total: partition.chunks,
+            backend: backend.into(),
+            nodes: recount.iter().map(|c| c.counts.nodes()).sum(),
+            seconds,
+            equal: differences.is_empty(),
+            differences,
+        })
+    }
+}
+
+/// What a verify found: `--json` prints it as it is.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The problem.
+    pub problem: String,
+    /// Its size.
+    pub n: u32,
+    /// The sample's seed (none for a list of chunks).
+    pub seed: Option<u64>,
+    /// The sample's fraction.
+    pub sample: Option<f64>,
+    /// The chunks recounted.
+    pub chunks: Vec<u32>,
+    /// Chunks the files hold.
+    pub chunks_held: usize,
+    /// Chunks of the work list.
+    pub chunks_total: u32,
+    /// Where the recount ran.
+    pub backend: String,
+    /// Nodes recounted.
+    pub nodes: u128,
+    /// Seconds the recount took.
+    pub seconds: f64,
+    /// Whether every chunk recounted is equal.
+    pub equal: bool,
+    /// Each chunk that differs.
+    pub differences: Vec<Difference>,
+}
+
+impl Report {
+    /// The text lines: one per chunk that differs, then the summary.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .differences
+            .iter()
+            .map(|d| {
+                format!(
+                    "chunk {} DIFFERS: {} holds {} (computed on {}); recounted {} on {}",
+                    d.chunk, d.file, d.recorded, d.device, d.recounted, d.recount_device
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "verify {} {}: {} chunks recounted ({:.1} % of the work list's {}) in {:.3} s, {} nodes: {}",
+            self.problem,
+            self.n,
+            self.chunks.len(),
+            100.0 * self.chunks.len() as f64 / f64::from(self.chunks_total.max(1)),
+            self.chunks_total,
+            self.seconds,
+            self.nodes,
+            if self.equal {
+                "all equal".to_string()
+            } else {
+                format!("{} DIFFER", self.differences.len())
+            }
+        ));
+        lines
+    }
+}
+
 /// A chunk whose recount differs from the file's counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Difference {

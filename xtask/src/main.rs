@@ -9,7 +9,7 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
-//! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch::kit): shards merged, a SIGINT-stopped count resumed
+//! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch::kit): shards merged and verified, a SIGINT-stopped count resumed
 //! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
 //! cargo xtask diagrams        draw docs/learn/img/*.svg by running the warp primitives' CPU twins (`test` checks them)
 //! cargo xtask exercises       the exercises crate: the answers pass, the blanks fail every test
@@ -471,6 +471,49 @@ fn kit_test() -> Result {
             "nqueens-simple 13 --merge: expected 73712, got {text}"
         ));
     }
+    // A fifth of the shards' chunks recounted by the kit's --verify, then one edited by hand.
+    let output = Command::new(&example)
+        .args([
+            "13",
+            "--backend",
+            "cpu",
+            "--json",
+            "--sample",
+            "20%",
+            "--verify",
+        ])
+        .args(&files)
+        .output()
+        .map_err(|e| format!("nqueens-simple --verify: {e}"))?;
+    let (value, text) = json_line(&output, "nqueens-simple --verify")?;
+    if !output.status.success() || value["equal"] != true {
+        return Err(format!(
+            "nqueens-simple 13 --verify: expected equal, got {text}"
+        ));
+    }
+    let edited = dir.join("edited.json");
+    let shard_text = std::fs::read_to_string(&files[0]).map_err(|e| e.to_string())?;
+    let mut shard: serde_json::Value =
+        serde_json::from_str(&shard_text).map_err(|e| e.to_string())?;
+    shard["chunks"][0]["counts"]["solutions"] = 1.into();
+    std::fs::write(&edited, shard.to_string()).map_err(|e| e.to_string())?;
+    let output = Command::new(&example)
+        .args(["13", "--backend", "cpu", "--verify"])
+        .arg(&edited)
+        .output()
+        .map_err(|e| format!("nqueens-simple --verify: {e}"))?;
+    if output.status.code() != Some(1)
+        || !String::from_utf8_lossy(&output.stderr).contains("refused")
+    {
+        return Err(format!(
+            "nqueens-simple 13 --verify of an edited file: expected a refusal, got {} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    println!(
+        "xtask: nqueens-simple 13: 20 % of its chunks recounted by --verify, equal; an edited file refused"
+    );
     let checkpoint = dir.join("checkpoint.json");
     let start = || {
         let mut command = Command::new(&example);

@@ -16,7 +16,7 @@ const EXIT_BROKEN_PIPE: i32 = 141;
 /// Exit status of a command line that cannot be parsed.
 const EXIT_USAGE: i32 = 2;
 /// Exit status of `verify` when a recounted chunk differs from its file.
-const EXIT_MISMATCH: i32 = 3;
+const EXIT_MISMATCH: i32 = warpsearch::verify::EXIT_DIFFERENT as i32;
 /// The most input `gomoku` reads: a position is a few KB at most.
 const MAX_GOMOKU_INPUT: u64 = 1 << 20;
 

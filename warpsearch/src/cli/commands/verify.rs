@@ -1,13 +1,9 @@
 //! `warpsearch verify`: recount a sample of a run's chunks and compare them chunk by chunk.
 
-use crate::cli::output::*;
 use crate::cli::*;
 use std::collections::BTreeSet;
 use warpsearch::shard::{ChunkRun, Partial, Partition};
-use warpsearch::verify::{Held, parse_chunks, parse_fraction};
-
-/// The share of the chunks a verify recounts when neither --sample nor --chunks is given.
-const DEFAULT_SAMPLE: f64 = 0.01;
+use warpsearch::verify::Held;
 
 pub(crate) fn run_verify(args: VerifyArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     // The first file says which problem; every file is then read as that problem's.
@@ -60,99 +56,32 @@ fn verify_with<P: Partial>(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    let (chunks, fraction) = match (&args.chunks, &args.sample) {
-        (Some(list), _) => {
-            let chunks = parse_chunks(list)?;
-            held.check_held(&chunks)?;
-            (chunks, None)
-        }
-        (None, sample) => {
-            let fraction = sample
-                .as_deref()
-                .map_or(Ok(DEFAULT_SAMPLE), parse_fraction)?;
-            (held.sample(fraction, seed)?, Some(fraction))
-        }
-    };
-    let partition = &held.partition;
-    let what = format!("{} {}", partition.problem, partition.n);
+    let plan = held.plan(args.sample.as_deref(), args.chunks.as_deref(), seed)?;
     let selected = select(&args.common)?;
-    let list: Vec<String> = chunks.iter().map(u32::to_string).collect();
-    note!(
-        "verify {what}: recounting {} of the {} chunks held ({} in the work list){} on {}: {}",
-        chunks.len(),
-        held.chunks.len(),
-        partition.chunks,
-        match fraction {
-            Some(_) => format!(", seed {seed}"),
-            None => String::new(),
-        },
-        selected.backend.describe(),
-        list.join(", ")
-    );
+    let backend = selected.backend.describe();
+    note!("{}", held.announce(&plan, &backend));
     let started = std::time::Instant::now();
     let control = control(&args.common, cancel);
-    let (run, recounted_partition) = recount(partition.n, &selected.backend, &control, chunks)?;
-    if recounted_partition != *partition {
-        return Err(Error::InvalidArgument(format!(
-            "this binary makes another work list for {what} (version {}, fingerprint {}) than the files' (version {}, fingerprint {}): verify with the version that ran it",
-            recounted_partition.version,
-            recounted_partition.fingerprint,
-            partition.version,
-            partition.fingerprint
-        )));
-    }
-    let differences = held.compare(&run.chunks);
-    let seconds_taken = started.elapsed().as_secs_f64();
-    let nodes: u128 = run.chunks.iter().map(|c| c.counts.nodes()).sum();
+    let (run, partition) = recount(
+        held.partition.n,
+        &selected.backend,
+        &control,
+        plan.chunks.clone(),
+    )?;
+    let report = held.report(
+        &plan,
+        (&run.chunks, &partition),
+        &backend,
+        started.elapsed().as_secs_f64(),
+    )?;
     if args.common.json {
-        let value = serde_json::json!({
-            "problem": partition.problem,
-            "n": partition.n,
-            "seed": fraction.map(|_| seed),
-            "sample": fraction,
-            "chunks": run.chunks.iter().map(|c| c.index).collect::<Vec<_>>(),
-            "chunks_held": held.chunks.len(),
-            "chunks_total": partition.chunks,
-            "backend": selected.backend.describe(),
-            "nodes": nodes,
-            "seconds": seconds_taken,
-            "equal": differences.is_empty(),
-            "differences": differences,
-        });
+        let value =
+            serde_json::to_value(&report).map_err(|e| Error::Verification(e.to_string()))?;
         out!("{value}");
     } else {
-        for d in &differences {
-            out!(
-                "chunk {} DIFFERS: {} holds {} (computed on {}); recounted {} on {}",
-                d.chunk,
-                d.file,
-                d.recorded,
-                d.device,
-                d.recounted,
-                d.recount_device
-            );
+        for line in report.lines() {
+            out!("{line}");
         }
-        out!(
-            "verify {what}: {} chunks recounted ({} of the work list's {}) in {}, {} nodes: {}",
-            run.chunks.len(),
-            percent(run.chunks.len(), partition.chunks),
-            partition.chunks,
-            seconds(seconds_taken),
-            group(nodes),
-            if differences.is_empty() {
-                "all equal".to_string()
-            } else {
-                format!("{} DIFFER", differences.len())
-            }
-        );
     }
-    Ok(if differences.is_empty() {
-        0
-    } else {
-        EXIT_MISMATCH
-    })
-}
-
-fn percent(part: usize, whole: u32) -> String {
-    format!("{:.1} %", 100.0 * part as f64 / whole.max(1) as f64)
+    Ok(if report.equal { 0 } else { EXIT_MISMATCH })
 }
