@@ -284,15 +284,9 @@ fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
     let selected = select(search, args)?;
     let backend = selected.backend.describe();
     eprintln!("{}", held.announce(&plan, &backend));
-    let started = std::time::Instant::now();
-    let (run, partition) =
-        engine::recount(search, &selected.backend, &control, plan.chunks.clone())?;
-    let report = held.report(
-        &plan,
-        (&run.chunks, &partition),
-        &backend,
-        started.elapsed().as_secs_f64(),
-    )?;
+    let report = held.recount(&plan, &backend, |chunks| {
+        engine::recount(search, &selected.backend, &control, chunks)
+    })?;
     if args.json {
         let value =
             serde_json::to_value(&report).map_err(|e| Error::Verification(e.to_string()))?;

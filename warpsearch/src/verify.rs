@@ -11,7 +11,7 @@
 //! `1 − (1 − p)^k` (docs/cluster.md).
 
 use crate::error::{Error, Result};
-use crate::shard::{ChunkCount, ChunkFile, Partial, Partition};
+use crate::shard::{ChunkCount, ChunkFile, ChunkRun, Partial, Partition};
 use rand::SeedableRng;
 use rand::seq::IteratorRandom;
 use serde::Serialize;
@@ -185,6 +185,24 @@ impl<P: Partial> Held<P> {
                 None => String::new(),
             },
             list.join(", ")
+        )
+    }
+
+    /// Recounts `plan`'s chunks with `recount` (on the devices described by `backend`), timed,
+    /// and compares them with the held chunks ([`Held::report`]).
+    pub fn recount(
+        &self,
+        plan: &Plan,
+        backend: &str,
+        recount: impl FnOnce(BTreeSet<u32>) -> Result<(ChunkRun<P>, Partition)>,
+    ) -> Result<Report> {
+        let started = std::time::Instant::now();
+        let (run, partition) = recount(plan.chunks.clone())?;
+        self.report(
+            plan,
+            (&run.chunks, &partition),
+            backend,
+            started.elapsed().as_secs_f64(),
         )
     }
 

@@ -60,20 +60,10 @@ fn verify_with<P: Partial>(
     let selected = select(&args.common)?;
     let backend = selected.backend.describe();
     note!("{}", held.announce(&plan, &backend));
-    let started = std::time::Instant::now();
     let control = control(&args.common, cancel);
-    let (run, partition) = recount(
-        held.partition.n,
-        &selected.backend,
-        &control,
-        plan.chunks.clone(),
-    )?;
-    let report = held.report(
-        &plan,
-        (&run.chunks, &partition),
-        &backend,
-        started.elapsed().as_secs_f64(),
-    )?;
+    let report = held.recount(&plan, &backend, |chunks| {
+        recount(held.partition.n, &selected.backend, &control, chunks)
+    })?;
     if args.common.json {
         let value =
             serde_json::to_value(&report).map_err(|e| Error::Verification(e.to_string()))?;
