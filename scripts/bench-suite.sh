@@ -303,8 +303,11 @@ record)
     ;;
 detach)
     ck=${CK:?CK=DIR holds the checkpoint}; mkdir -p "$ck"
+    # The count runs a copy of the binary kept beside its checkpoint, so that a new copy of
+    # the bundle cannot replace the file under it.
+    cp "$B" "$ck/warpsearch"
     # shellcheck disable=SC2086
-    setsid nohup $B $WHAT --backend gpu --devices "${DEVICES:-all}" --checkpoint "$ck/checkpoint.json" \
+    setsid nohup "$ck/warpsearch" $WHAT --backend gpu --devices "${DEVICES:-all}" --checkpoint "$ck/checkpoint.json" \
         --checkpoint-every 20 --result "$ck/result.json" --json > "$ck/run.log" 2>&1 < /dev/null &
     echo "== started ${WHAT:?} (pid $!), log $ck/run.log"
     sleep 15; tail -3 "$ck/run.log"
