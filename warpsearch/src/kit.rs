@@ -111,6 +111,10 @@ pub struct RunArgs {
     /// range.
     #[arg(long, value_name = "N", requires = "estimate")]
     pub probes: Option<u64>,
+    /// Skip the estimate that a run expected to take more than a minute prints first (for a
+    /// search whose description has a probe; the estimate samples about 2 s).
+    #[arg(long)]
+    pub no_estimate: bool,
     /// The seed of --estimate's random paths and of --verify's sample (the same seed, the
     /// same estimate or sample).
     #[arg(long, value_name = "S", default_value_t = 1)]
@@ -264,6 +268,43 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
+/// Probes a preview makes for its rough guess of the nodes (no device time).
+const PREVIEW_PROBES: u64 = 256;
+/// The rough guess's nodes a second on one GPU: below the fastest search on the skeleton
+/// (nqueens-simple, 2.1·10¹¹ on an H100; docs/BENCHMARKS.md), so that slower searches still
+/// get their estimate.
+const GUESS_PER_GPU: f64 = 1e11;
+/// The rough guess's nodes a second on one CPU thread.
+const GUESS_PER_THREAD: f64 = 3e7;
+
+/// The estimate a run expected to take more than a minute prints first (on stdout; on stderr
+/// with `--json`): Knuth's probes guess the nodes without device time, and when that guess
+/// may pass a minute a sample of about two seconds on the chosen devices predicts the time
+/// ([`crate::predict::preview`]). Nothing for a search without a probe or with a bound.
+fn preview<S: Search>(
+    search: &S,
+    backend: &crate::Backend,
+    control: &RunControl,
+    shard: Shard,
+    args: &RunArgs,
+) -> Result<(), Error> {
+    use crate::predict::preview;
+    let Ok(rough) = engine::estimate(search, PREVIEW_PROBES, args.seed) else {
+        return Ok(());
+    };
+    let guess = preview::rough_seconds(rough.nodes, backend, GUESS_PER_GPU, GUESS_PER_THREAD);
+    let what = format!("{} {}", search.problem(), search.size());
+    let line = preview::first_line(&what, guess, 1.0 / f64::from(shard.of), backend, |budget| {
+        engine::predict(search, backend, control, budget)
+    })?;
+    match (line, args.json) {
+        (Some(line), true) => eprintln!("{line}"),
+        (Some(line), false) => println!("{line}"),
+        (None, _) => {}
+    }
+    Ok(())
+}
+
 /// `--verify FILES…`: recounts a sample of the files' chunks and compares them.
 fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
     let held = crate::verify::Held::<S::Partial>::read(&args.verify)?;
@@ -341,10 +382,16 @@ fn try_run<S: Search>(
         Some(text) => Shard::parse(text)?,
         None => Shard::WHOLE,
     };
+    let stop = stop_on_interrupt()?;
     let control = RunControl::quiet()
-        .with_cancel(stop_on_interrupt()?)
+        .with_cancel(stop.clone())
         .with_progress(!args.json);
     let selected = select(search, args)?;
+    let resuming = args.checkpoint.as_ref().is_some_and(|path| path.exists());
+    if !args.no_estimate && !resuming {
+        let quiet = RunControl::quiet().with_cancel(stop);
+        preview(search, &selected.backend, &quiet, shard, args)?;
+    }
     let checkpoint = args.checkpoint.clone().map(|path| CheckpointFile {
         path,
         every: Duration::from_secs(args.checkpoint_every),

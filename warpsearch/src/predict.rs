@@ -226,6 +226,102 @@ fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> P
     }
 }
 
+/// The estimate a long run prints as its first line: the CLI's counts and every search run
+/// through [`crate::kit`] decide alike when to estimate first and what to print.
+pub mod preview {
+    use super::Prediction;
+    use crate::backend::Backend;
+    use crate::error::{Error, Result};
+
+    /// A run whose rough guess ([`rough_seconds`]) is below this many seconds runs without a
+    /// preview: the guess errs high for the devices it knows, so that slower ones still get
+    /// their estimate.
+    pub const FROM_GUESS: f64 = 20.0;
+    /// A preview is printed when the estimate says the run takes more than this many seconds.
+    pub const ABOVE: f64 = 60.0;
+    /// Seconds a preview's estimate aims at (a sample counts at least seven chunks whatever
+    /// this says).
+    pub const BUDGET: f64 = 2.0;
+
+    /// A guess, from no work at all, of the seconds `nodes` nodes take on `backend`: `per_gpu`
+    /// nodes a second on each GPU, `per_thread` on each CPU thread. It only decides whether
+    /// to estimate before the run; what is printed is the estimate.
+    pub fn rough_seconds(nodes: f64, backend: &Backend, per_gpu: f64, per_thread: f64) -> f64 {
+        match backend {
+            Backend::Gpu(gpus) => nodes / (per_gpu * gpus.len() as f64),
+            Backend::Cpu(pool) => nodes / (per_thread * pool.current_num_threads() as f64),
+        }
+    }
+
+    /// The first line of a run of `what` whose rough guess is `guess` seconds, of which this
+    /// run does the share `share` (a shard: 1/M): when `guess · share` reaches
+    /// [`FROM_GUESS`], runs `estimate(BUDGET)` and, when that says more than [`ABOVE`]
+    /// seconds for this run, returns the line to print. `None` otherwise, and when the run is
+    /// too small to estimate. Only a stop (`Error::Interrupted`) is an error.
+    pub fn first_line(
+        what: &str,
+        guess: f64,
+        share: f64,
+        backend: &Backend,
+        estimate: impl FnOnce(f64) -> Result<Prediction>,
+    ) -> Result<Option<String>> {
+        if guess * share < FROM_GUESS {
+            return Ok(None);
+        }
+        let mut prediction = match estimate(BUDGET) {
+            Ok(prediction) => prediction,
+            Err(Error::Interrupted) => return Err(Error::Interrupted),
+            // A run too small to estimate is too small to need it.
+            Err(_) => return Ok(None),
+        };
+        if prediction.seconds * share <= ABOVE {
+            return Ok(None);
+        }
+        for value in [
+            &mut prediction.seconds,
+            &mut prediction.seconds_low,
+            &mut prediction.seconds_high,
+        ] {
+            *value *= share;
+        }
+        Ok(Some(line(what, &prediction, backend)))
+    }
+
+    /// "`what`: expected to take about 5.3 min on … (95 %: … – …), about … nodes; estimated
+    /// in … s".
+    pub fn line(what: &str, prediction: &Prediction, backend: &Backend) -> String {
+        format!(
+            "{what}: expected to take about {} on {} (95 %: {} – {}), about {:.3e} nodes; estimated in {}",
+            duration(prediction.seconds),
+            backend.describe(),
+            duration(prediction.seconds_low),
+            duration(prediction.seconds_high),
+            prediction.nodes,
+            seconds(prediction.sample_seconds)
+        )
+    }
+
+    /// A duration for a prediction: seconds below two minutes, then minutes, hours or days.
+    pub fn duration(value: f64) -> String {
+        match value {
+            v if v < 120.0 => seconds(v),
+            v if v < 7200.0 => format!("{:.1} min", v / 60.0),
+            v if v < 172_800.0 => format!("{:.1} h", v / 3600.0),
+            v => format!("{:.1} days", v / 86_400.0),
+        }
+    }
+
+    /// Seconds with three decimals, or three significant digits below 0.1 s.
+    pub fn seconds(value: f64) -> String {
+        if value >= 0.1 || value == 0.0 {
+            format!("{value:.3} s")
+        } else {
+            let digits = (2 - value.log10().floor() as i32).clamp(3, 9) as usize;
+            format!("{value:.digits$} s")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,5 +375,76 @@ mod tests {
     #[test]
     fn too_few_chunks_is_an_error_not_a_guess() {
         assert!(predict(MIN_CHUNKS - 1, 1.0, Setup::default(), synthetic).is_err());
+    }
+
+    fn sampled(seconds: f64) -> Result<Prediction> {
+        let mut p = predict(
+            256,
+            0.3,
+            Setup {
+                seconds: 0.0,
+                nodes: 0,
+            },
+            synthetic,
+        )?;
+        let scale = seconds / p.seconds;
+        for value in [&mut p.seconds, &mut p.seconds_low, &mut p.seconds_high] {
+            *value *= scale;
+        }
+        Ok(p)
+    }
+
+    #[test]
+    fn a_preview_estimates_only_runs_that_may_be_long_and_prints_only_long_ones() {
+        let backend = crate::Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        let never = |_: f64| -> Result<Prediction> { panic!("estimated a short run") };
+        assert_eq!(
+            preview::first_line("x", 5.0, 1.0, &backend, never).unwrap(),
+            None
+        );
+        // A guess of 100 s of which a shard does a tenth is a 10-s run: no estimate.
+        assert_eq!(
+            preview::first_line("x", 100.0, 0.1, &backend, never).unwrap(),
+            None
+        );
+        assert_eq!(
+            preview::first_line("x", 100.0, 1.0, &backend, |_| sampled(30.0)).unwrap(),
+            None
+        );
+        let line = preview::first_line("costas 17", 100.0, 1.0, &backend, |budget| {
+            assert_eq!(budget, preview::BUDGET);
+            sampled(600.0)
+        })
+        .unwrap()
+        .unwrap();
+        assert!(
+            line.starts_with("costas 17: expected to take about 10.0 min on CPU, 1 thread"),
+            "{line}"
+        );
+        // A shard's line is its share of the whole.
+        let line = preview::first_line("x", 1e4, 0.5, &backend, |_| sampled(600.0))
+            .unwrap()
+            .unwrap();
+        assert!(line.contains("about 5.0 min"), "{line}");
+        // Too small to estimate: nothing; a stop: the stop.
+        let small = |_: f64| -> Result<Prediction> { Err(Error::InvalidArgument("small".into())) };
+        assert_eq!(
+            preview::first_line("x", 100.0, 1.0, &backend, small).unwrap(),
+            None
+        );
+        let stop = |_: f64| -> Result<Prediction> { Err(Error::Interrupted) };
+        assert!(matches!(
+            preview::first_line("x", 100.0, 1.0, &backend, stop),
+            Err(Error::Interrupted)
+        ));
+    }
+
+    #[test]
+    fn durations_read_in_the_unit_that_fits() {
+        assert_eq!(preview::duration(59.5), "59.500 s");
+        assert_eq!(preview::duration(600.0), "10.0 min");
+        assert_eq!(preview::duration(3.0 * 3600.0), "3.0 h");
+        assert_eq!(preview::duration(3.0 * 86_400.0), "3.0 days");
+        assert_eq!(preview::seconds(0.0123), "0.0123 s");
     }
 }

@@ -87,15 +87,8 @@ pub(crate) fn plural(count: impl Into<u128>, noun: &str) -> String {
     }
 }
 
-/// A duration with three significant digits at least: "0.137 s", "0.000412 s".
-pub(crate) fn seconds(value: f64) -> String {
-    if value >= 0.1 || value == 0.0 {
-        format!("{value:.3} s")
-    } else {
-        let digits = (2 - value.log10().floor() as i32).clamp(3, 9) as usize;
-        format!("{value:.digits$} s")
-    }
-}
+/// Seconds with three decimals, or three significant digits below 0.1 s.
+pub(crate) use warpsearch::predict::preview::seconds;
 
 /// 1234567 → "1,234,567".
 pub(crate) fn group(value: impl Into<u128>) -> String {

@@ -3,6 +3,8 @@
 use crate::cli::output::*;
 use crate::cli::*;
 use warpsearch::predict::Prediction;
+pub(crate) use warpsearch::predict::preview::rough_seconds;
+use warpsearch::predict::preview::{self, duration};
 
 /// `--estimate=SECONDS` wants a positive budget and no shard flags (it predicts a whole run).
 pub(crate) fn check_estimate(budget: f64, split: &SplitArgs) -> Result<(), Error> {
@@ -22,16 +24,6 @@ pub(crate) fn check_estimate(budget: f64, split: &SplitArgs) -> Result<(), Error
 /// "3.2·10¹⁴"-style numbers are hard to type; this prints "3.20e14".
 fn approx(value: f64) -> String {
     format!("{value:.3e}")
-}
-
-/// A duration for a prediction: seconds below two minutes, then minutes, hours or days.
-fn duration(value: f64) -> String {
-    match value {
-        v if v < 120.0 => seconds(v),
-        v if v < 7200.0 => format!("{:.1} min", v / 60.0),
-        v if v < 172_800.0 => format!("{:.1} h", v / 3600.0),
-        v => format!("{:.1} days", v / 86_400.0),
-    }
 }
 
 /// Prints a prediction (text or JSON, with the backend it is calibrated on); exit status 0.
@@ -81,47 +73,11 @@ fn how_predicted(prediction: &Prediction) -> String {
     }
 }
 
-/// The one line a long count prints first: what it expects to take.
-fn preview_line(what: &str, prediction: &Prediction, backend: &warpsearch::Backend) -> String {
-    format!(
-        "{what}: expected to take about {} on {} (95 %: {} – {}), about {} nodes; estimated in {}",
-        duration(prediction.seconds),
-        backend.describe(),
-        duration(prediction.seconds_low),
-        duration(prediction.seconds_high),
-        approx(prediction.nodes),
-        seconds(prediction.sample_seconds)
-    )
-}
-
-/// A count whose rough guess ([`rough_seconds`]) is below this is run without a preview: the
-/// guess errs high for the GPUs it knows, so that slower ones still get their estimate.
-const PREVIEW_FROM_GUESS: f64 = 20.0;
-/// A preview is printed when the estimate says the run takes more than this.
-const PREVIEW_ABOVE: f64 = 60.0;
-/// Seconds a preview's estimate aims at (it counts at least seven chunks whatever this says).
-const PREVIEW_BUDGET: f64 = 2.0;
-
-/// A guess, from no work at all, of the seconds a count of `nodes` nodes takes on `backend`:
-/// `per_gpu` nodes a second on each GPU (an H100's), `per_thread` on each CPU thread. It only
-/// decides whether to estimate before the count; what is printed is the estimate.
-pub(crate) fn rough_seconds(
-    nodes: f64,
-    backend: &warpsearch::Backend,
-    per_gpu: f64,
-    per_thread: f64,
-) -> f64 {
-    match backend {
-        warpsearch::Backend::Gpu(gpus) => nodes / (per_gpu * gpus.len() as f64),
-        warpsearch::Backend::Cpu(pool) => nodes / (per_thread * pool.current_num_threads() as f64),
-    }
-}
-
-/// Before a count that may take more than a minute (its `guess`, [`rough_seconds`]): estimates
-/// it with `estimate(budget)` and, when that says more than a minute, prints the estimate as
-/// the first line (on stdout; on stderr with `--json`, whose stdout is one object). `share` is
-/// the share of the count this run does (a shard: 1/M). Nothing when `skip` (`--no-estimate`)
-/// or when the run resumes a checkpoint.
+/// Before a count that may take more than a minute (its `guess`, [`rough_seconds`]): prints
+/// the estimate as the first line when it says more than a minute
+/// ([`warpsearch::predict::preview::first_line`]; on stdout, on stderr with `--json`, whose
+/// stdout is one object). `share` is the share of the count this run does (a shard: 1/M).
+/// Nothing when `skip` (`--no-estimate`) or when the run resumes a checkpoint.
 pub(crate) fn preview(
     what: &str,
     guess: f64,
@@ -131,30 +87,15 @@ pub(crate) fn preview(
     backend: &warpsearch::Backend,
     estimate: impl FnOnce(f64) -> Result<Prediction, Error>,
 ) -> Result<(), Error> {
-    if skip || guess * share < PREVIEW_FROM_GUESS {
+    if skip {
         return Ok(());
     }
-    let mut prediction = match estimate(PREVIEW_BUDGET) {
-        Ok(prediction) => prediction,
-        Err(Error::Interrupted) => return Err(Error::Interrupted),
-        // A count too small to estimate is too small to need it.
-        Err(_) => return Ok(()),
-    };
-    if prediction.seconds * share <= PREVIEW_ABOVE {
-        return Ok(());
-    }
-    for value in [
-        &mut prediction.seconds,
-        &mut prediction.seconds_low,
-        &mut prediction.seconds_high,
-    ] {
-        *value *= share;
-    }
-    let line = preview_line(what, &prediction, backend);
-    if json {
-        note!("{line}");
-    } else {
-        out!("{line}");
+    if let Some(line) = preview::first_line(what, guess, share, backend, estimate)? {
+        if json {
+            note!("{line}");
+        } else {
+            out!("{line}");
+        }
     }
     Ok(())
 }
