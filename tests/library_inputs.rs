@@ -72,7 +72,7 @@ fn gomoku_table_lookups_past_the_codes_are_the_empty_pattern() {
         assert!(table.lookup(code).is_empty());
         assert_eq!(table.index_of(code), 0);
     }
-    assert!(table.pattern(u16::MAX).is_empty());
+    assert!(table.pattern(u32::MAX).is_empty());
 }
 
 #[test]

@@ -11,8 +11,9 @@
 //! | 4 | rule (0 freestyle, 1 standard) |
 //! | 4 | number of codes ([`CODES`]) |
 //! | 4 | number of patterns P |
-//! | 8·P | the patterns, [`Pattern::to_bits`] |
-//! | 2·CODES | the pattern index of every code |
+//! | 16·P | the patterns, [`Pattern::to_bits`] |
+//! | 2·CODES | the low 16 bits of every code's pattern index |
+//! | 8·⌈CODES/64⌉ | bit 16 of every code's pattern index, 64 codes a word |
 //! | 4 | CRC-32 of everything before it |
 //!
 //! A file is written to a temporary file in the same folder, synced, then renamed over the
@@ -26,8 +27,11 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+/// Words of the index's bit 16 (one bit a code).
+const HIGH_WORDS: usize = CODES.div_ceil(64);
+
 /// Bumped whenever the layout or the meaning of an entry changes.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"WSGOMOKU";
 const HEADER: usize = 8 + 4 * 4;
 
@@ -96,7 +100,8 @@ fn rule_number(rule: Rule) -> u32 {
 /// The table in the file's bytes (little-endian, see the module doc).
 pub fn encode(table: &Table, rule: Rule) -> Vec<u8> {
     let patterns = table.patterns();
-    let mut bytes = Vec::with_capacity(HEADER + patterns.len() * 8 + CODES * 2 + 4);
+    let mut bytes =
+        Vec::with_capacity(HEADER + patterns.len() * 16 + CODES * 2 + HIGH_WORDS * 8 + 4);
     bytes.extend_from_slice(MAGIC);
     for word in [
         FORMAT,
@@ -111,6 +116,9 @@ pub fn encode(table: &Table, rule: Rule) -> Vec<u8> {
     }
     for &index in table.indices() {
         bytes.extend_from_slice(&index.to_le_bytes());
+    }
+    for &word in table.high_bits() {
+        bytes.extend_from_slice(&word.to_le_bytes());
     }
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
@@ -141,7 +149,7 @@ pub fn decode(bytes: &[u8], rule: Rule, path: &Path) -> Result<Table, CacheError
         )));
     }
     let count = word(20) as usize;
-    let expected = HEADER + count * 8 + CODES * 2;
+    let expected = HEADER + count * 16 + CODES * 2 + HIGH_WORDS * 8;
     if body.len() != expected {
         return Err(corrupt(format!(
             "{} bytes, expected {}",
@@ -152,26 +160,39 @@ pub fn decode(bytes: &[u8], rule: Rule, path: &Path) -> Result<Table, CacheError
     if crc32fast::hash(body).to_le_bytes() != crc {
         return Err(corrupt("checksum mismatch".into()));
     }
-    let (patterns, index) = body[HEADER..].split_at(count * 8);
+    let (patterns, index) = body[HEADER..].split_at(count * 16);
     let patterns: Vec<Pattern> = patterns
-        .chunks_exact(8)
+        .chunks_exact(16)
         .map(|b| {
-            Pattern::from_bits(u64::from_le_bytes([
-                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-            ]))
+            let mut word = [0u8; 16];
+            word.copy_from_slice(b);
+            Pattern::from_bits(u128::from_le_bytes(word))
         })
         .collect();
+    let (index, high) = index.split_at(CODES * 2);
     let index: Vec<u16> = index
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .collect();
+    let high: Vec<u64> = high
+        .chunks_exact(8)
+        .map(|b| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(b);
+            u64::from_le_bytes(word)
+        })
+        .collect();
     if patterns.first() != Some(&Pattern::default()) {
         return Err(corrupt("pattern 0 is not the empty pattern".into()));
     }
-    if index.iter().any(|&i| usize::from(i) >= patterns.len()) {
+    let past = index.iter().enumerate().any(|(code, &low)| {
+        let top = (high[code / 64] >> (code % 64)) as usize & 1;
+        usize::from(low) | top << 16 >= patterns.len()
+    });
+    if past {
         return Err(corrupt("an index past the patterns".into()));
     }
-    Ok(Table::from_parts(index, patterns, 0.0))
+    Ok(Table::from_parts(index, high, patterns, 0.0))
 }
 
 /// Loads `rule`'s table from `dir`.
@@ -252,6 +273,7 @@ mod tests {
         let (loaded, outcome) = load_or_build(Some(dir.path()), rule);
         assert!(matches!(outcome, Outcome::Loaded(_)), "{outcome:?}");
         assert_eq!(loaded.indices(), built.indices());
+        assert_eq!(loaded.high_bits(), built.high_bits());
         assert_eq!(loaded.patterns(), built.patterns());
         // The other rule's file is a different file.
         assert!(matches!(

@@ -5,7 +5,10 @@
 //! - p is a **five** point if placing C at p makes a run of C through p of length exactly 5
 //!   ([`Rule::Standard`]) or at least 5 ([`Rule::Freestyle`]);
 //! - otherwise p is an **open-four** point if, after placing C at p, at least two distinct
-//!   empty cells q of the line would each make a five (by the rule) whose run contains p.
+//!   empty cells q of the line would each make a five (by the rule) whose run contains p;
+//! - p is a **four** point if it is not a five point and, after placing C at p, at least one
+//!   empty cell q of the line would make a five whose run contains p (every open-four point is
+//!   a four point). A four point is where C can play a four: the moves of a VCF.
 
 use super::{Color, GomokuError, Rule};
 
@@ -25,6 +28,8 @@ pub struct LineThreats {
     pub five: u16,
     /// Open-four points (never also five points).
     pub open_four: u16,
+    /// Four points (never also five points; every open-four point is one).
+    pub four: u16,
 }
 
 impl Rule {
@@ -91,7 +96,7 @@ pub fn threats_of_masks(mine: u16, empty: u16, rule: Rule) -> LineThreats {
         };
     }
     five &= empty;
-    let mut open_four = 0;
+    let (mut open_four, mut four) = (0, 0);
     for a in 0..4 {
         for b in 0..4 - a {
             // An end cell completes a five with `needed` more stones beyond it (exactly that
@@ -101,15 +106,17 @@ pub fn threats_of_masks(mine: u16, empty: u16, rule: Rule) -> LineThreats {
                 Rule::Freestyle => (before[needed], after[needed]),
                 Rule::Standard => (exactly_before(needed), exactly_after(needed)),
             };
-            open_four |= exactly_before(a)
-                & exactly_after(b)
-                & ((empty & left) << (a + 1))
-                & ((empty & right) >> (b + 1));
+            let run = exactly_before(a) & exactly_after(b);
+            let left_end = (empty & left) << (a + 1);
+            let right_end = (empty & right) >> (b + 1);
+            open_four |= run & left_end & right_end;
+            four |= run & (left_end | right_end);
         }
     }
     LineThreats {
         five: five as u16,
         open_four: (open_four & empty & !five) as u16,
+        four: (four & empty & !five) as u16,
     }
 }
 
@@ -155,6 +162,9 @@ pub fn threats_by_definition(
             if rule.is_five(right - left + 1) && (left..=right).contains(&p) {
                 completions += 1;
             }
+        }
+        if completions >= 1 {
+            result.four |= 1 << p;
         }
         if completions >= 2 {
             result.open_four |= 1 << p;

@@ -16,11 +16,13 @@
 //! updated by `make`/`unmake` with four additions. `threats` reads one table entry per line
 //! that holds a stone and collects the set bits. Definitions: [`line`](mod@line). Encoding: [`table`].
 
+pub mod brain;
 pub mod cache;
 pub mod line;
 pub mod parse;
 pub mod reference;
 pub mod table;
+pub mod vcf;
 
 use table::{LINE, Table, WEIGHTS, empty_line_code};
 
@@ -304,6 +306,7 @@ impl Board {
                 for (mut mask, set) in [
                     (side.five, &mut threats.five),
                     (side.open_four, &mut threats.open_four),
+                    (side.four, &mut threats.four),
                 ] {
                     if line < SIZE {
                         // A row: digit = x, so the mask is already the row's bits.
@@ -335,6 +338,7 @@ impl Board {
 pub struct Threats {
     five: [u16; SIZE],
     open_four: [u16; SIZE],
+    four: [u16; SIZE],
 }
 
 impl Threats {
@@ -361,6 +365,32 @@ impl Threats {
         }
     }
 
+    /// The four points (where a stone makes a four: five next move; open-four points
+    /// included, five points not) in board order.
+    pub fn fours(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        cells_of(&self.four)
+    }
+
+    /// The five points in board order.
+    pub fn fives(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        cells_of(&self.five)
+    }
+
+    /// The open-four points in board order.
+    pub fn open_fours(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        cells_of(&self.open_four)
+    }
+
+    /// Whether (x, y) is a four point ([`Threats::fours`]).
+    pub fn is_four(&self, x: usize, y: usize) -> bool {
+        x < SIZE && y < SIZE && self.four[y] >> x & 1 == 1
+    }
+
+    /// Number of five points.
+    pub fn five_count(&self) -> u32 {
+        self.five.iter().map(|row| row.count_ones()).sum()
+    }
+
     /// Number of threat points.
     pub fn len(&self) -> usize {
         self.five
@@ -374,6 +404,20 @@ impl Threats {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The cells of a set of 15 row masks, row by row.
+fn cells_of(rows: &[u16; SIZE]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    rows.iter().enumerate().flat_map(|(y, &row)| {
+        let mut mask = row;
+        std::iter::from_fn(move || {
+            (mask != 0).then(|| {
+                let x = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                (x, y)
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -397,6 +441,13 @@ mod tests {
     fn assert_matches_reference(board: &Board) {
         let both = board.both_threats();
         for color in [Color::Black, Color::White] {
+            let fours: Vec<(usize, usize)> = both[color.index()].fours().collect();
+            assert_eq!(
+                fours,
+                reference::four_points(&array(board), color, board.rule()),
+                "{color:?} four points, {:?}",
+                board.rule()
+            );
             let expected = reference::threats(&array(board), color, board.rule());
             for (y, row) in expected.iter().enumerate() {
                 for (x, &kind) in row.iter().enumerate() {

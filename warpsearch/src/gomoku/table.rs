@@ -6,9 +6,10 @@
 //! numbers are the skew-ternary numerals: at most one 3, and only zeros below it, so the codes
 //! of all lines of all lengths fill 0 .. 21,523,358 with no gap, and one table serves them all.
 //!
-//! Each table entry must give, for both colors, the five points and the open-four points of
-//! the line: 60 bits. At 8 bytes an entry two rules would take 344 MB, so an entry is a `u16`
-//! index into a small dictionary of the distinct threat patterns (43 MB a rule).
+//! Each table entry must give, for both colors, the five, open-four and four points of the
+//! line: 90 bits. At 16 bytes an entry two rules would take 689 MB, so an entry is a 17-bit
+//! index into a dictionary of the distinct threat patterns (92,777 in freestyle): its low 16
+//! bits in a `u16` array, its top bit in a bit set beside it (46 MB a rule).
 
 use super::cache::Outcome;
 use super::line::{Cell, LineThreats, threats_of_masks};
@@ -70,6 +71,7 @@ static EMPTY: Pattern = Pattern {
     by_color: [LineThreats {
         five: 0,
         open_four: 0,
+        four: 0,
     }; 2],
 };
 
@@ -84,32 +86,35 @@ pub struct Pattern {
 impl Pattern {
     /// True when neither color has a threat on the line.
     pub fn is_empty(&self) -> bool {
-        self.by_color.iter().all(|t| t.five | t.open_four == 0)
+        self.by_color
+            .iter()
+            .all(|t| t.five | t.open_four | t.four == 0)
     }
 
-    /// The four masks in one word (for interning and for the on-disk cache).
-    pub fn to_bits(self) -> u64 {
-        let [black, white] = self.by_color;
-        u64::from(black.five)
-            | u64::from(black.open_four) << 16
-            | u64::from(white.five) << 32
-            | u64::from(white.open_four) << 48
+    /// The six masks in one word (for interning and for the on-disk cache): per color five,
+    /// open four, four.
+    pub fn to_bits(self) -> u128 {
+        self.by_color
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (color, t)| {
+                let shift = 48 * color;
+                bits | u128::from(t.five) << shift
+                    | u128::from(t.open_four) << (shift + 16)
+                    | u128::from(t.four) << (shift + 32)
+            })
     }
 
     /// The inverse of [`Pattern::to_bits`].
-    pub fn from_bits(bits: u64) -> Pattern {
-        let mask = |shift: u32| (bits >> shift) as u16;
+    pub fn from_bits(bits: u128) -> Pattern {
+        let mask = |shift: usize| (bits >> shift) as u16;
+        let side = |color: usize| LineThreats {
+            five: mask(48 * color),
+            open_four: mask(48 * color + 16),
+            four: mask(48 * color + 32),
+        };
         Pattern {
-            by_color: [
-                LineThreats {
-                    five: mask(0),
-                    open_four: mask(16),
-                },
-                LineThreats {
-                    five: mask(32),
-                    open_four: mask(48),
-                },
-            ],
+            by_color: [side(0), side(1)],
         }
     }
 }
@@ -173,6 +178,7 @@ pub fn pattern_of(
         pattern.by_color[color.index()] = LineThreats {
             five: t.five << shift,
             open_four: t.open_four << shift,
+            four: t.four << shift,
         };
     }
     Ok(pattern)
@@ -180,8 +186,10 @@ pub fn pattern_of(
 
 /// The threat table of one rule.
 pub struct Table {
-    /// Per code, an index into `patterns`.
+    /// Per code, the low 16 bits of its index into `patterns`.
     index: Vec<u16>,
+    /// Per code, bit 16 of its index (bit `code % 64` of word `code / 64`).
+    high: Vec<u64>,
     /// The distinct patterns; entry 0 is the empty pattern.
     patterns: Vec<Pattern>,
     /// Seconds the build took.
@@ -198,14 +206,18 @@ impl Table {
 
     /// The pattern index of a code; 0 is the empty pattern (also for numbers ≥ [`CODES`]).
     #[inline]
-    pub fn index_of(&self, code: u32) -> u16 {
-        self.index.get(code as usize).copied().unwrap_or(0)
+    pub fn index_of(&self, code: u32) -> u32 {
+        let code = code as usize;
+        match (self.index.get(code), self.high.get(code / 64)) {
+            (Some(&low), Some(&high)) => u32::from(low) | ((high >> (code % 64)) as u32 & 1) << 16,
+            _ => 0,
+        }
     }
 
     /// The pattern with this index (the empty pattern for an index past the last).
     #[inline]
-    pub fn pattern(&self, index: u16) -> &Pattern {
-        self.patterns.get(usize::from(index)).unwrap_or(&EMPTY)
+    pub fn pattern(&self, index: u32) -> &Pattern {
+        self.patterns.get(index as usize).unwrap_or(&EMPTY)
     }
 
     /// The distinct patterns, the empty one first.
@@ -213,15 +225,26 @@ impl Table {
         &self.patterns
     }
 
-    /// The pattern index of every code.
+    /// The low 16 bits of every code's pattern index.
     pub fn indices(&self) -> &[u16] {
         &self.index
     }
 
+    /// Bit 16 of every code's pattern index, 64 codes a word.
+    pub fn high_bits(&self) -> &[u64] {
+        &self.high
+    }
+
     /// A table from its parts (the disk cache checks them first).
-    pub(crate) fn from_parts(index: Vec<u16>, patterns: Vec<Pattern>, build_seconds: f64) -> Table {
+    pub(crate) fn from_parts(
+        index: Vec<u16>,
+        high: Vec<u64>,
+        patterns: Vec<Pattern>,
+        build_seconds: f64,
+    ) -> Table {
         Table {
             index,
+            high,
             patterns,
             build_seconds,
         }
@@ -234,7 +257,9 @@ impl Table {
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.index.len() * 2 + self.patterns.len() * std::mem::size_of::<Pattern>()
+        self.index.len() * 2
+            + self.high.len() * 8
+            + self.patterns.len() * std::mem::size_of::<Pattern>()
     }
 
     /// Builds the table on every core: the patterns of a chunk of codes are computed in
@@ -244,10 +269,11 @@ impl Table {
         let started = Instant::now();
         let mut index = vec![0u16; CODES];
         let mut patterns = vec![Pattern::default()];
-        let mut known: FxHashMap<u64, u16> = FxHashMap::default();
+        let mut high = vec![0u64; CODES.div_ceil(64)];
+        let mut known: FxHashMap<u128, u32> = FxHashMap::default();
         known.insert(0, 0);
         const CHUNK: usize = 1 << 20;
-        let mut keys = vec![0u64; CHUNK];
+        let mut keys = vec![0u128; CHUNK];
         for (chunk_index, out) in index.chunks_mut(CHUNK).enumerate() {
             let base = chunk_index * CHUNK;
             let keys = &mut keys[..out.len()];
@@ -260,22 +286,26 @@ impl Table {
                         next_code(&mut digits);
                     }
                 });
-            for (slot, &key) in out.iter_mut().zip(keys.iter()) {
+            for (offset, (slot, &key)) in out.iter_mut().zip(keys.iter()).enumerate() {
                 if key == 0 {
                     continue;
                 }
-                let next = patterns.len();
-                *slot = *known.entry(key).or_insert_with(|| {
+                let next = patterns.len() as u32;
+                let index = *known.entry(key).or_insert_with(|| {
                     patterns.push(Pattern::from_bits(key));
-                    // The number of distinct patterns is a constant of the encoding — 9389
-                    // (freestyle) and 4158 (standard), measured by the exhaustive test — so
-                    // it always fits; a change that broke this would fail that test.
-                    u16::try_from(next).unwrap_or(u16::MAX)
+                    next
                 });
+                // The number of distinct patterns is a constant of the encoding — 92,777
+                // (freestyle), printed by the exhaustive test — below the 2^17 that 17 bits
+                // hold; a change that broke this would fail that test.
+                *slot = index as u16;
+                let code = base + offset;
+                high[code / 64] |= u64::from(index >> 16 & 1) << (code % 64);
             }
         }
         Table {
             index,
+            high,
             patterns,
             build_seconds: started.elapsed().as_secs_f64(),
         }
