@@ -1136,3 +1136,95 @@ fn a_long_count_prints_its_estimate_first() {
     let output = warpsearch(&["nqueens", "10", "--backend", "cpu"]);
     assert!(!stdout(&output).contains("expected"), "{}", stdout(&output));
 }
+
+#[test]
+fn gomoku_vcf_finds_checks_and_batches() {
+    let cache = test_cache_dir();
+    let run = |input: &str, args: &[&str]| warpsearch_with_input(input, args, &cache);
+    // Black: a three on row 7 and one on column 9, each closed by White; black to move.
+    let moves = "5,7\n4,7\n6,7\n9,3\n7,7\n0,0\n9,4\n0,2\n9,5\n0,4\n9,6\n0,6\n";
+    let output = run(moves, &["gomoku", "vcf", "-", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["side"], "x");
+    assert_eq!(value["vcf"], true);
+    assert_eq!(value["moves"][0], serde_json::json!([9, 7]));
+    assert_eq!(value["moves"].as_array().map(Vec::len), Some(3));
+    assert!(value["nodes"].as_u64().is_some() && value["seconds"].as_f64().is_some());
+    // White, asked for, has one too (on column 0); after two stones nobody has one, and the
+    // search proves it.
+    let output = run(moves, &["gomoku", "vcf", "-", "--json", "--side", "o"]);
+    assert_eq!(json(&output)["vcf"], true);
+    let output = run("7,7\n7,8\n", &["gomoku", "vcf", "-", "--json", "--side", "o"]);
+    let value = json(&output);
+    assert_eq!(
+        (value["vcf"].clone(), value["reason"].clone()),
+        (false.into(), "none exists".into())
+    );
+    // A tight limit says so.
+    let output = run(moves, &["gomoku", "vcf", "-", "--json", "--depth", "1"]);
+    assert_eq!(json(&output)["reason"], "limit reached");
+    // A finished game is an error.
+    let output = run(
+        "0,0\n1,1\n0,1\n1,2\n0,2\n1,3\n0,3\n1,4\n0,4\n",
+        &["gomoku", "vcf", "-"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("game is over"),
+        "{}",
+        stderr(&output)
+    );
+
+    // A batch: the move list on one line, a grid of 225 cells, a comment, a bad line.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut grid = vec![".".repeat(15); 15];
+    grid[7] = "....xxx........".into();
+    grid[0] = "o.o.o..........".into();
+    let batch = format!(
+        "# positions\n{}\n{}\n7,7 7,7\n",
+        moves.trim().replace('\n', " "),
+        grid.concat()
+    );
+    let file = dir.path().join("positions.txt");
+    std::fs::write(&file, batch).expect("written");
+    let path = file.to_string_lossy().into_owned();
+    let output = run(
+        "",
+        &[
+            "gomoku",
+            "vcf",
+            "--batch",
+            &path,
+            "--json",
+            "--threads",
+            "2",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "a bad line fails the batch");
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{}", stdout(&output));
+    assert_eq!(
+        (lines[0]["line"].clone(), lines[0]["vcf"].clone()),
+        (2.into(), true.into())
+    );
+    // The grid: three stones each, black to move with an open three.
+    assert_eq!(lines[1]["side"], "x", "{}", lines[1]);
+    assert_eq!(
+        lines[1]["vcf"], true,
+        "an open three is a VCF: {}",
+        lines[1]
+    );
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("occupied") || e.contains("line"))
+    );
+    assert_eq!(lines[3]["positions"], 3);
+    assert_eq!(lines[3]["vcf"], 2);
+    assert_eq!(lines[3]["errors"], 1);
+    let _ = std::fs::remove_dir_all(&cache);
+}

@@ -92,7 +92,7 @@ as bit masks); the rows in order separated by spaces, each as the two 0-based co
 Example:\n  warpsearch no3line 8 --out n8.txt --svg n8-svg"
     )]
     No3line(No3lineArgs),
-    /// Threat points of a 15×15 Gomoku position (five and open-four points of both sides).
+    /// Threat points of a 15×15 Gomoku position; `gomoku vcf` finds a VCF, `gomoku brain` plays.
     #[command(
         long_about = "Threat points of a 15×15 Gomoku position, found with skew-ternary line lookup tables.\n\n\
 For a color C and an empty cell p: p is a FIVE point if C at p makes a run through p of exactly 5 \
@@ -101,7 +101,9 @@ empty cells of the same line would each make a five containing p. x is the colum
 left, y the row 0..14 from the top.\n\n\
 Input (FILE, or - for standard input):\n  \
 a grid of 15 lines of 15 cells: . empty, x black, o white (spaces between cells allowed), or\n  \
-a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style).",
+a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style).\n\n\
+Subcommands: `gomoku vcf` searches a victory by continuous fours (one position, or --batch FILE of many); \
+`gomoku brain` plays under a Gomocup manager (the Piskvork protocol).",
         after_help = "Output marks: X/O black/white stones, F/f black five/open-four point, \
 G/g white five/open-four point, * a point of both sides.\n\nExample:\n  \
 printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
@@ -203,7 +205,10 @@ struct No3lineArgs {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 struct GomokuArgs {
+    #[command(subcommand)]
+    action: Option<GomokuAction>,
     /// The position: a file, or - for standard input.
     #[arg(value_name = "FILE|-", default_value = "-")]
     input: String,
@@ -211,6 +216,72 @@ struct GomokuArgs {
     #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
     rule: Rule,
     /// Print one JSON object instead of the board.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum GomokuAction {
+    /// Find a victory by continuous fours (VCF) in a position, or in a file of positions.
+    #[command(
+        long_about = "Find a victory by continuous fours (VCF): a win in which every attacker move makes a four, \
+so that every defender move is forced. The attacker plays only four points of the threat tables; a defender \
+block that itself makes a four must be answered first. A search that ends without reaching --depth or --nodes \
+proves that no VCF exists.\n\n\
+Input (FILE, or - for standard input): a grid of 15 lines of 15 cells (. x o) or a move list, one `x,y` \
+a line, black first. The side to move defaults to the one whose turn it is by the stone counts (black first).\n\n\
+--batch FILE: one position a line, either a move list `x,y x,y …` (black first) or the 225 cells of a grid \
+(. x o, row by row); blank lines and lines starting with # are skipped. Every position is solved for the side \
+whose turn it is, on every CPU core; one result a line, then a summary with positions a second.",
+        after_help = "Examples:\n  \
+printf '5,7\\n4,7\\n6,7\\n9,3\\n7,7\\n0,0\\n9,4\\n0,2\\n9,5\\n0,4\\n9,6\\n0,6\\n' | warpsearch gomoku vcf - --json\n  \
+warpsearch gomoku vcf --batch positions.txt --json"
+    )]
+    Vcf(VcfArgs),
+    /// A Gomocup brain: the Piskvork protocol on standard input and output (docs/gomoku-brain.md).
+    #[command(
+        long_about = "A Gomocup brain: speaks the Piskvork protocol on standard input and output (START, BEGIN, \
+TURN, BOARD … DONE, INFO, TAKEBACK, RESTART, END, ABOUT; anything else gets UNKNOWN). It plays 15×15 only. It \
+wins by VCF when it can, stops the opponent's fours and VCFs, and otherwise chooses among threat-pruned \
+candidates with a small search that keeps to INFO timeout_turn and time_left. Under the Piskvork manager, run \
+it through an executable named pbrain-warpsearch (docs/gomoku-brain.md)."
+    )]
+    Brain,
+}
+
+/// The side a VCF is searched for: x (black) or o (white).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Side {
+    /// Black, who moves first.
+    X,
+    /// White.
+    O,
+}
+
+#[derive(Args)]
+struct VcfArgs {
+    /// The position: a file, or - for standard input.
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    input: String,
+    /// Solve every position of FILE (one a line; - for standard input) instead.
+    #[arg(long, value_name = "FILE", conflicts_with = "side")]
+    batch: Option<String>,
+    /// Five or more wins (freestyle), or exactly five (standard).
+    #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
+    rule: Rule,
+    /// The attacker (default: the side whose turn it is by the stone counts).
+    #[arg(long, value_enum)]
+    side: Option<Side>,
+    /// The most attacker moves in a sequence, the five included.
+    #[arg(long, value_name = "MOVES", default_value_t = 60)]
+    depth: u32,
+    /// The most attacker moves tried in all (per position).
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    nodes: u64,
+    /// Threads for --batch (default: every core).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Print JSON (one object; with --batch one a position, then the summary).
     #[arg(long)]
     json: bool,
 }
@@ -357,6 +428,10 @@ enum BenchProblem {
     /// and as one redux.sync, each in a chain of dependent rounds (both forms' results
     /// compared before a time is shown).
     Warp,
+    /// Gomoku VCF on random mid-game positions (20 to 40 stones, no four on the board, the
+    /// side to move attacking): --repeat × 1,000 positions on one CPU thread and on every thread, verdicts
+    /// compared; positions and nodes a second.
+    Vcf,
 }
 
 /// Runs the CLI and returns the process exit status.
@@ -372,7 +447,11 @@ pub fn main() -> i32 {
         Command::Nqueens(a) => a.common.json,
         Command::Selftest(a) => a.common.json,
         Command::Bench(a) => a.common.json,
-        Command::Gomoku(a) => a.json,
+        Command::Gomoku(a) => match &a.action {
+            Some(GomokuAction::Vcf(vcf)) => vcf.json,
+            Some(GomokuAction::Brain) => false,
+            None => a.json,
+        },
         Command::No3line(a) => a.common.json,
         Command::Info(a) => a.json,
         Command::Merge(a) => a.json,

@@ -310,6 +310,51 @@ impl Solver {
     }
 }
 
+/// A random position for tests and benchmarks: `stones` alternating moves (black first) drawn
+/// in the 9×9 centre, none of which makes a five (by `rule`). The same `random` state, the same
+/// position.
+pub fn random_position(
+    rule: super::Rule,
+    random: &mut kernels::rng::SplitMix64,
+    stones: usize,
+) -> Board {
+    let mut board = Board::new(rule);
+    let mut array = array_of(&board);
+    let mut color = Color::Black;
+    let mut placed = 0;
+    // A crowded centre may leave no legal cell: stop there.
+    let mut tries = 0;
+    while placed < stones.min(81) && tries < 100_000 {
+        tries += 1;
+        let (x, y) = (3 + random.below(9) as usize, 3 + random.below(9) as usize);
+        if array[y][x].is_none() && !reference::makes_five(&array, x, y, color, rule) {
+            // The cell is empty, so `make` cannot fail.
+            let _ = board.make(x, y, color);
+            array[y][x] = Some(color);
+            color = color.other();
+            placed += 1;
+        }
+    }
+    board
+}
+
+/// The side whose turn it is on `board` by the stone counts: black when they are equal.
+pub fn side_to_move(board: &Board) -> Color {
+    let array = array_of(board);
+    let count = |color| {
+        array
+            .iter()
+            .flatten()
+            .filter(|s| **s == Some(color))
+            .count()
+    };
+    if count(Color::Black) > count(Color::White) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
 /// Whether `color` has a five on `board` (five or more in a row in freestyle, exactly five in
 /// the standard rule).
 fn holds_five(board: &Board, color: Color) -> bool {
@@ -551,24 +596,6 @@ mod tests {
             check(&b, Color::Black, &[(9, 7), (9, 7), (8, 7)]).is_err(),
             "occupied"
         );
-    }
-
-    /// A random position: `stones` alternating moves (black first) in the 9×9 centre, none of
-    /// which makes a five.
-    fn random_position(rule: Rule, random: &mut SplitMix64, stones: usize) -> Board {
-        let mut board = Board::new(rule);
-        let mut color = Color::Black;
-        let mut placed = 0;
-        while placed < stones {
-            let (x, y) = (3 + random.below(9) as usize, 3 + random.below(9) as usize);
-            let array = array_of(&board);
-            if board.get(x, y).is_none() && !reference::makes_five(&array, x, y, color, rule) {
-                board.make(x, y, color).unwrap();
-                color = color.other();
-                placed += 1;
-            }
-        }
-        board
     }
 
     /// Both searches on a few hundred random positions, both sides, both rules: the same

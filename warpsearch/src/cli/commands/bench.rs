@@ -14,6 +14,9 @@ pub(crate) fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32,
     if let BenchProblem::Warp = args.problem {
         return run_bench_warp(args);
     }
+    if let BenchProblem::Vcf = args.problem {
+        return run_bench_vcf(args, cancel);
+    }
     let (from, to) = (args.from.unwrap_or(8), args.to.unwrap_or(16));
     if from > to || args.repeat == 0 {
         return Err(Error::InvalidArgument(
@@ -317,5 +320,101 @@ pub(crate) fn run_bench_warp(args: BenchArgs) -> Result<i32, Error> {
     out!(
         "ns: one round of a warp's chain of dependent reductions (latency); /s: reductions per second over the whole GPU"
     );
+    Ok(0)
+}
+
+/// `bench vcf`: random positions solved on one thread and on every thread.
+fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use gomoku::vcf;
+    use rayon::prelude::*;
+    if args.from.is_some() || args.to.is_some() {
+        return Err(Error::InvalidArgument(
+            "bench vcf draws its own positions (--repeat × 1,000); --from/--to do not apply".into(),
+        ));
+    }
+    let rule = Rule::Freestyle;
+    gomoku::table::Table::get(rule);
+    let mut random = kernels::rng::SplitMix64::new(2026, 32);
+    // Positions without a four on the board for either side: each needs a search, not a look.
+    let wanted = args.repeat.max(1) as usize * 1000;
+    let mut positions: Vec<Board> = Vec::with_capacity(wanted);
+    while positions.len() < wanted {
+        let stones = 20 + random.below(21) as usize;
+        let board = vcf::random_position(rule, &mut random, stones);
+        if board.both_threats().iter().all(|t| t.five_count() == 0) {
+            positions.push(board);
+        }
+    }
+    let limits = vcf::Limits::default();
+    let all = backend::cpu_pool(args.common.threads)?;
+    let one = backend::cpu_pool(Some(1))?;
+    let mut rows = Vec::new();
+    let mut first: Option<Vec<String>> = None;
+    for pool in [&one, &all] {
+        let started = std::time::Instant::now();
+        let reports: Vec<Result<vcf::Report, vcf::VcfError>> = pool.install(|| {
+            positions
+                .par_iter()
+                .map(|board| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(vcf::VcfError::LimitReached { nodes: 0, depth: 0 });
+                    }
+                    vcf::search(board, vcf::side_to_move(board), limits)
+                })
+                .collect()
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        if cancel.load(Ordering::SeqCst) {
+            return Err(Error::Interrupted);
+        }
+        let verdicts: Vec<String> = reports.iter().map(|r| format!("{r:?}")).collect();
+        if let Some(first) = &first
+            && *first != verdicts
+        {
+            return Err(Error::Verification(
+                "bench vcf: one thread and every thread gave different answers".into(),
+            ));
+        }
+        let nodes: u64 = reports.iter().flatten().map(|r| r.nodes).sum();
+        let wins = reports
+            .iter()
+            .flatten()
+            .filter(|r| matches!(r.verdict, vcf::Verdict::Win(_)))
+            .count();
+        rows.push(serde_json::json!({"threads": pool.current_num_threads(), "positions": positions.len(),
+            "with_vcf": wins, "seconds": seconds, "positions_per_second": positions.len() as f64 / seconds,
+            "nodes": nodes, "nodes_per_second": nodes as f64 / seconds}));
+        first = Some(verdicts);
+    }
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({"bench": "vcf", "rule": rule, "rows": rows})
+        );
+    } else {
+        out!(
+            "{:>8} {:>10} {:>9} {:>10} {:>14} {:>12} {:>12}",
+            "threads",
+            "positions",
+            "with VCF",
+            "seconds",
+            "positions/s",
+            "nodes",
+            "nodes/s"
+        );
+        for row in &rows {
+            let count = |key: &str| row[key].as_u64().unwrap_or(0);
+            out!(
+                "{:>8} {:>10} {:>9} {:>10.3} {:>14.0} {:>12} {:>12.3e}",
+                count("threads"),
+                count("positions"),
+                count("with_vcf"),
+                row["seconds"].as_f64().unwrap_or(0.0),
+                row["positions_per_second"].as_f64().unwrap_or(0.0),
+                count("nodes"),
+                row["nodes_per_second"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
     Ok(0)
 }

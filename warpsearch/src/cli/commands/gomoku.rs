@@ -3,52 +3,24 @@
 use crate::cli::*;
 
 pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    use std::io::Read as _;
-    let io = |source| Error::Io {
-        path: args.input.clone(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    let limit = MAX_GOMOKU_INPUT + 1;
-    if args.input == "-" {
-        std::io::stdin().take(limit).read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(&args.input).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    match args.action {
+        Some(GomokuAction::Vcf(vcf)) => return run_vcf(vcf, cancel),
+        Some(GomokuAction::Brain) => {
+            gomoku::brain::run(std::io::stdin().lock(), std::io::stdout().lock()).map_err(
+                |source| Error::Io {
+                    path: "standard output".into(),
+                    source,
+                },
+            )?;
+            return Ok(0);
+        }
+        None => {}
     }
-    .map_err(io)?;
-    if bytes.len() as u64 > MAX_GOMOKU_INPUT {
-        return Err(Error::InvalidArgument(format!(
-            "{}: more than {} KB of input; a position is a 15-line grid or a move list of at most 225 moves",
-            args.input,
-            MAX_GOMOKU_INPUT / 1024
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Error::InvalidArgument(format!(
-            "{}: not UTF-8 text (byte {})",
-            args.input,
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
-    // The table from the disk cache (or built and cached): a second call starts at once.
-    let dir = gomoku::cache::default_dir();
-    if let (_, Some(gomoku::cache::Outcome::BuiltWithoutCache(why))) =
-        gomoku::table::Table::get_cached(args.rule, dir.as_deref())
-    {
-        note!("note: gomoku table cache: {why}");
-    }
-    let mut board = Board::new(args.rule);
-    for (y, row) in position.iter().enumerate() {
-        for (x, stone) in row.iter().enumerate() {
-            if let Some(color) = stone {
-                board
-                    .make(x, y, *color)
-                    .map_err(|e| Error::InvalidArgument(e.to_string()))?;
-            }
-        }
-    }
+    load_table(args.rule);
+    let board = board_of(&position, args.rule).map_err(Error::InvalidArgument)?;
     let [black, white] = board.both_threats();
     if cancel.load(Ordering::SeqCst) {
         return Err(Error::Interrupted);
@@ -115,4 +87,286 @@ pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i3
     out!("{}", describe("black", &black));
     out!("{}", describe("white", &white));
     Ok(0)
+}
+
+/// Reads FILE (or standard input for `-`) as UTF-8 text of at most `limit` bytes.
+fn read_input(input: &str, limit: u64) -> Result<String, Error> {
+    use std::io::Read as _;
+    let io = |source| Error::Io {
+        path: input.to_string(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    if input == "-" {
+        std::io::stdin().take(limit + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(input).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+    }
+    .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::InvalidArgument(format!(
+            "{input}: more than {} KB of input; a position is a 15-line grid or a move list of at most 225 moves",
+            limit / 1024
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "{input}: not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// The rule's table from the disk cache (or built and cached): a second call starts at once.
+fn load_table(rule: Rule) {
+    let dir = gomoku::cache::default_dir();
+    if let (_, Some(gomoku::cache::Outcome::BuiltWithoutCache(why))) =
+        gomoku::table::Table::get_cached(rule, dir.as_deref())
+    {
+        eprintln!("note: gomoku table cache: {why}");
+    }
+}
+
+/// A board holding a parsed position.
+fn board_of(position: &gomoku::parse::Position, rule: Rule) -> Result<Board, String> {
+    let mut board = Board::new(rule);
+    for (y, row) in position.iter().enumerate() {
+        for (x, stone) in row.iter().enumerate() {
+            if let Some(color) = stone {
+                board.make(x, y, *color).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(board)
+}
+
+/// The side whose turn it is by the stone counts: black when they are equal.
+fn side_to_move(position: &gomoku::parse::Position) -> Color {
+    let count = |color| {
+        position
+            .iter()
+            .flatten()
+            .filter(|s| **s == Some(color))
+            .count()
+    };
+    if count(Color::Black) > count(Color::White) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+fn side_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "x",
+        Color::White => "o",
+    }
+}
+
+/// The most input `gomoku vcf --batch` reads.
+const MAX_BATCH_INPUT: u64 = 1 << 30;
+
+/// One position's answer: its JSON object and its text line.
+struct Solved {
+    json: serde_json::Value,
+    text: String,
+    verdict: Option<&'static str>,
+}
+
+/// Solves one position for `side` (its turn by the counts when `None`).
+fn solve_one(
+    position: &gomoku::parse::Position,
+    side: Option<Color>,
+    rule: Rule,
+    limits: gomoku::vcf::Limits,
+) -> Result<Solved, String> {
+    use gomoku::vcf::{self, Verdict};
+    let board = board_of(position, rule)?;
+    let side = side.unwrap_or_else(|| side_to_move(position));
+    let started = std::time::Instant::now();
+    let report = vcf::search(&board, side, limits).map_err(|e| e.to_string())?;
+    let seconds = started.elapsed().as_secs_f64();
+    let name = side_name(side);
+    let (json, text, verdict) = match &report.verdict {
+        Verdict::Win(sequence) => {
+            let moves: Vec<[usize; 2]> = sequence.moves.iter().map(|&(x, y)| [x, y]).collect();
+            let listed: Vec<String> = sequence
+                .moves
+                .iter()
+                .map(|(x, y)| format!("{x},{y}"))
+                .collect();
+            (
+                serde_json::json!({"side": name, "vcf": true, "moves": moves, "nodes": report.nodes, "seconds": seconds}),
+                format!(
+                    "{name} wins by VCF in {} attacker moves: {} ({} nodes, {})",
+                    sequence.attacker_moves(),
+                    listed.join(" "),
+                    report.nodes,
+                    seconds_text(seconds)
+                ),
+                "vcf",
+            )
+        }
+        other => {
+            let reason = if *other == Verdict::NoneExists {
+                "none exists"
+            } else {
+                "limit reached"
+            };
+            (
+                serde_json::json!({"side": name, "vcf": false, "reason": reason, "nodes": report.nodes, "seconds": seconds}),
+                format!(
+                    "{name} has no VCF: {reason} ({} nodes, {})",
+                    report.nodes,
+                    seconds_text(seconds)
+                ),
+                if *other == Verdict::NoneExists {
+                    "none"
+                } else {
+                    "limit"
+                },
+            )
+        }
+    };
+    Ok(Solved {
+        json,
+        text,
+        verdict: Some(verdict),
+    })
+}
+
+fn seconds_text(value: f64) -> String {
+    crate::cli::output::seconds(value)
+}
+
+/// One line of a batch file as a position: a move list `x,y x,y …` or the 225 cells of a grid.
+fn batch_position(line: &str) -> Result<gomoku::parse::Position, String> {
+    if line.contains(',') {
+        let moves: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|m| !m.is_empty())
+            .collect();
+        gomoku::parse::parse_moves(&moves.join("\n")).map_err(|e| e.to_string())
+    } else {
+        let cells: Vec<char> = line.chars().filter(|c| !c.is_whitespace()).collect();
+        if cells.len() != 225 {
+            return Err(format!(
+                "a grid line needs 225 cells (. x o); found {}",
+                cells.len()
+            ));
+        }
+        let rows: Vec<String> = cells.chunks(15).map(|r| r.iter().collect()).collect();
+        gomoku::parse::parse_grid(&rows.join("\n")).map_err(|e| e.to_string())
+    }
+}
+
+fn run_vcf(args: VcfArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    let limits = gomoku::vcf::Limits {
+        depth: args.depth.max(1),
+        nodes: args.nodes.max(1),
+    };
+    let side = args.side.map(|side| match side {
+        Side::X => Color::Black,
+        Side::O => Color::White,
+    });
+    if let Some(batch) = &args.batch {
+        return run_vcf_batch(batch, &args, limits, cancel);
+    }
+    let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
+    let position = gomoku::parse::parse(&text)
+        .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+    load_table(args.rule);
+    let solved = solve_one(&position, side, args.rule, limits)
+        .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+    if args.json {
+        out!("{}", solved.json);
+    } else {
+        out!("{}", solved.text);
+    }
+    Ok(0)
+}
+
+fn run_vcf_batch(
+    batch: &str,
+    args: &VcfArgs,
+    limits: gomoku::vcf::Limits,
+    cancel: Arc<AtomicBool>,
+) -> Result<i32, Error> {
+    use rayon::prelude::*;
+    let text = read_input(batch, MAX_BATCH_INPUT)?;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    load_table(args.rule);
+    let pool = backend::cpu_pool(args.threads)?;
+    let started = std::time::Instant::now();
+    let results: Vec<(usize, Result<Solved, String>)> = pool.install(|| {
+        lines
+            .par_iter()
+            .map(|&(number, line)| {
+                if cancel.load(Ordering::Relaxed) {
+                    return (number, Err("stopped".to_string()));
+                }
+                let solved = batch_position(line)
+                    .and_then(|position| solve_one(&position, None, args.rule, limits));
+                (number, solved)
+            })
+            .collect()
+    });
+    if cancel.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let (mut wins, mut none, mut limit, mut errors, mut nodes) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for (number, result) in &results {
+        match result {
+            Ok(solved) => {
+                match solved.verdict {
+                    Some("vcf") => wins += 1,
+                    Some("none") => none += 1,
+                    _ => limit += 1,
+                }
+                nodes += solved.json["nodes"].as_u64().unwrap_or(0);
+                if args.json {
+                    let mut value = solved.json.clone();
+                    value["line"] = (*number).into();
+                    out!("{value}");
+                } else {
+                    out!("line {number}: {}", solved.text);
+                }
+            }
+            Err(why) => {
+                errors += 1;
+                if args.json {
+                    out!("{}", serde_json::json!({"line": number, "error": why}));
+                } else {
+                    out!("line {number}: error: {why}");
+                }
+            }
+        }
+    }
+    let positions = results.len() as u64;
+    let rate = if seconds > 0.0 {
+        positions as f64 / seconds
+    } else {
+        0.0
+    };
+    let threads = pool.current_num_threads();
+    if args.json {
+        out!(
+            "{}",
+            serde_json::json!({"positions": positions, "vcf": wins, "none": none, "limit_reached": limit,
+                "errors": errors, "nodes": nodes, "seconds": seconds, "positions_per_second": rate,
+                "backend": "cpu", "threads": threads})
+        );
+    } else {
+        out!(
+            "{positions} positions: {wins} with a VCF, {none} without, {limit} at a limit, {errors} unreadable; {} on {threads} CPU threads ({rate:.0} positions a second, {nodes} nodes)",
+            seconds_text(seconds)
+        );
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
 }
