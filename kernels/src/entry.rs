@@ -745,3 +745,47 @@ impl Share for ShareSubtree<'_, '_> {
         handoff.give(self.index, piece, || self.tasks.split(self.index))
     }
 }
+
+/// The engine's calling convention (`warpsearch::engine`) for a batch of Gomoku positions: one
+/// thread searches one position's VCF ([`crate::gomoku::vcf`], the same function the CPU runs),
+/// claiming positions one at a time until they run out or `cancel` is set. `params` is the
+/// rule's [`crate::gomoku::TableWords`] block (≈ 47 MB: the whole threat table).
+///
+/// # Safety
+/// The engine's buffers: `params` a whole table block, `units` `count` positions of
+/// `POSITION_WORDS` words, `results` `count × RESULT_WORDS` words, `next` and `cancel` zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_gomoku_vcf(
+    params: *const u64,
+    units: *const u64,
+    count: u32,
+    next: *const AtomicU32,
+    cancel: *const AtomicU32,
+    results: *mut u64,
+) {
+    use crate::gomoku::{POSITION_WORDS, RESULT_WORDS, TableWords, vcf};
+    // SAFETY: `params` is a whole table block (the contract above).
+    let Some(tables) = (unsafe { TableWords::from_raw(params) }) else {
+        return;
+    };
+    // SAFETY: the counters are valid device words for the launch (the contract above).
+    let (next, cancel) = unsafe { (&*next, &*cancel) };
+    loop {
+        if cancel.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        if index >= count {
+            return;
+        }
+        let index = index as usize;
+        // SAFETY: position `index` < `count` and its result slot lie inside the buffers.
+        let (position, result) = unsafe {
+            (
+                core::slice::from_raw_parts(units.add(index * POSITION_WORDS), POSITION_WORDS),
+                core::slice::from_raw_parts_mut(results.add(index * RESULT_WORDS), RESULT_WORDS),
+            )
+        };
+        vcf(&tables, position, result);
+    }
+}

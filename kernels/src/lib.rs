@@ -24,6 +24,7 @@ extern crate std;
 pub mod atomic;
 pub mod bits;
 pub mod dfs;
+pub mod gomoku;
 pub mod handoff;
 pub mod no3line;
 pub mod nqueens;

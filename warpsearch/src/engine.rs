@@ -389,11 +389,18 @@ fn run_selection<S: Search>(
         Backend::Cpu(_) => None,
     };
     let workers = Workers::of(backend, true);
+    // The parameters are made once a run and copied to each GPU once, before its first
+    // launch (a search's parameters may be large: Gomoku's threat table is 47 MB).
+    let params = match backend {
+        Backend::Gpu(_) => search.params(),
+        Backend::Cpu(_) => Vec::new(),
+    };
     let run_worker = |worker: usize,
                       source: &ChunkSource,
                       control: &RunControl,
                       report: &dyn Fn(u32, S::Partial) -> Result<()>|
      -> Result<()> {
+        let mut device_params = None;
         loop {
             let batch = source.batch()?;
             if batch.is_empty() {
@@ -403,6 +410,12 @@ fn run_selection<S: Search>(
             let results = match (backend, kernel) {
                 (Backend::Gpu(gpus), Some(kernel)) => {
                     let device = &gpus.lanes()[worker];
+                    if device_params.is_none() {
+                        device_params = Some(
+                            upload_params(device, &params)
+                                .map_err(|e| crate::shard::on_device(gpus, device, e))?,
+                        );
+                    }
                     let words: Vec<u64> = ranges
                         .iter()
                         .flat_map(|r| units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter())
@@ -412,7 +425,9 @@ fn run_selection<S: Search>(
                         device,
                         kernel,
                         search.launch(),
-                        &search.params(),
+                        device_params.as_ref().ok_or_else(|| {
+                            Error::Verification("the parameters were not copied".into())
+                        })?,
                         &words,
                         search.shared_bound(),
                         control,
@@ -467,6 +482,20 @@ fn run_cpu<S: Search>(
     Ok(results)
 }
 
+/// `params` in `device`'s memory (one word when empty: a kernel with no parameters still gets
+/// a valid pointer).
+fn upload_params(device: &GpuDevice, params: &[u64]) -> Result<cudarc::driver::CudaSlice<u64>> {
+    let params = if params.is_empty() {
+        &[0u64][..]
+    } else {
+        params
+    };
+    Ok(step(
+        "copying parameters",
+        device.stream().clone_htod(params),
+    )?)
+}
+
 /// The units `words` in one launch of `kernel` on `device` (the calling convention of the
 /// module's documentation), with Ctrl-C and the shared bound kept in step; their results in
 /// order.
@@ -474,7 +503,7 @@ fn run_gpu<S: Search>(
     device: &GpuDevice,
     kernel: Kernel,
     shape: Launch,
-    params: &[u64],
+    device_params: &cudarc::driver::CudaSlice<u64>,
     words: &[u64],
     bound: Option<&SharedBound>,
     control: &RunControl,
@@ -492,13 +521,6 @@ fn run_gpu<S: Search>(
     }
     let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
     let blocks = device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
-    // A kernel with no parameters still gets a valid pointer.
-    let params = if params.is_empty() {
-        &[0u64][..]
-    } else {
-        params
-    };
-    let device_params = step("copying parameters", stream.clone_htod(params))?;
     let device_units = step("copying units", stream.clone_htod(words))?;
     let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let results = step(
@@ -514,7 +536,7 @@ fn run_gpu<S: Search>(
     let cancel = control_words.slice(1..2);
     let mut launch = stream.launch_builder(&function);
     launch
-        .arg(&device_params)
+        .arg(device_params)
         .arg(&device_units)
         .arg(&count32)
         .arg(&next)

@@ -611,19 +611,34 @@ fn ptx() -> Result<PathBuf> {
     Ok(ptx)
 }
 
-/// Every kernel must have no spills and no stack frame (nothing in local memory).
+/// Kernels whose per-thread state must live in local memory, and why; for them only spills
+/// are refused.
+const LOCAL_MEMORY_KERNELS: &[(&str, &str)] = &[(
+    "warpsearch_gomoku_vcf",
+    "a VCF search's 60-level stack and its board's 72 line codes and pattern indices (≈ 3.5 KB a \
+     thread): too much for registers, and in shared memory a block of 128 would take 450 KB",
+)];
+
+/// Every kernel must have no spills and no stack frame (nothing in local memory), but for the
+/// stack frames of [`LOCAL_MEMORY_KERNELS`].
 fn check_ptxas_report(arch: &str, report: &str) -> Result {
     let mut kernel = "?";
+    let mut in_entry = false;
     for line in report.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             kernel = rest.split('\'').next().unwrap_or("?");
+        }
+        if line.contains("Function properties for") {
+            in_entry = line.contains(kernel);
         }
         if line.contains("bytes stack frame") {
             let numbers: Vec<u64> = line
                 .split_whitespace()
                 .filter_map(|w| w.parse().ok())
                 .collect();
-            if numbers.iter().any(|&n| n != 0) {
+            let allowed = in_entry && LOCAL_MEMORY_KERNELS.iter().any(|(name, _)| *name == kernel);
+            let spills = numbers.iter().skip(1).any(|&n| n != 0);
+            if spills || (!allowed && numbers.iter().any(|&n| n != 0)) {
                 return Err(format!(
                     "{kernel} on {arch} uses local memory: {}",
                     line.trim()

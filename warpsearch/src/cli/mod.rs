@@ -232,7 +232,9 @@ Input (FILE, or - for standard input): a grid of 15 lines of 15 cells (. x o) or
 a line, black first. The side to move defaults to the one whose turn it is by the stone counts (black first).\n\n\
 --batch FILE: one position a line, either a move list `x,y x,y …` (black first) or the 225 cells of a grid \
 (. x o, row by row); blank lines and lines starting with # are skipped. Every position is solved for the side \
-whose turn it is, on every CPU core; one result a line, then a summary with positions a second.",
+whose turn it is, on every CPU core or on the GPU (--backend, --devices: one thread a position, the same \
+search on both, so the answers are the same); one result a line, then a summary with positions a second. A \
+batch searches at most 60 attacker moves deep.",
         after_help = "Examples:\n  \
 printf '5,7\\n4,7\\n6,7\\n9,3\\n7,7\\n0,0\\n9,4\\n0,2\\n9,5\\n0,4\\n9,6\\n0,6\\n' | warpsearch gomoku vcf - --json\n  \
 warpsearch gomoku vcf --batch positions.txt --json"
@@ -278,12 +280,11 @@ struct VcfArgs {
     /// The most attacker moves tried in all (per position).
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     nodes: u64,
-    /// Threads for --batch (default: every core).
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
-    /// Print JSON (one object; with --batch one a position, then the summary).
-    #[arg(long)]
-    json: bool,
+    /// --backend, --threads and --devices choose where a --batch runs (one position runs
+    /// on one CPU thread); --json prints one object (with --batch one a position, then the
+    /// summary).
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Clone)]
@@ -448,7 +449,7 @@ pub fn main() -> i32 {
         Command::Selftest(a) => a.common.json,
         Command::Bench(a) => a.common.json,
         Command::Gomoku(a) => match &a.action {
-            Some(GomokuAction::Vcf(vcf)) => vcf.json,
+            Some(GomokuAction::Vcf(vcf)) => vcf.common.json,
             Some(GomokuAction::Brain) => false,
             None => a.json,
         },

@@ -16,6 +16,7 @@
 //! updated by `make`/`unmake` with four additions. `threats` reads one table entry per line
 //! that holds a stone and collects the set bits. Definitions: [`line`](mod@line). Encoding: [`table`].
 
+pub mod batch;
 pub mod brain;
 pub mod cache;
 pub mod line;
@@ -24,12 +25,10 @@ pub mod reference;
 pub mod table;
 pub mod vcf;
 
-use table::{LINE, Table, WEIGHTS, empty_line_code};
+use table::{Table, WEIGHTS};
 
-/// Board size.
-pub const SIZE: usize = 15;
-/// Lines on the board: 15 rows, 15 columns, 29 diagonals, 29 anti-diagonals.
-pub const LINES: usize = 88;
+use kernels::gomoku::{GEOMETRY, LONG_LINES};
+pub use kernels::gomoku::{LINES, SIZE};
 
 /// A side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -125,71 +124,6 @@ pub enum GomokuError {
     #[error("a line of {0} cells is longer than the board's lines (at most 15)")]
     LineTooLong(usize),
 }
-
-/// Lines of 5 cells or more — the only ones that can hold a threat. They are numbered first:
-/// 15 rows, 15 columns, 21 diagonals, 21 anti-diagonals; the 16 short corner diagonals follow.
-const LONG_LINES: usize = 72;
-
-/// The line number of diagonal or anti-diagonal `k` (0..=28) of a family (`anti`), and its length.
-const fn slanted_line(k: usize, anti: bool) -> (usize, usize) {
-    let length = if k < SIZE { k + 1 } else { 29 - k };
-    let line = if length >= 5 {
-        2 * SIZE + if anti { 21 } else { 0 } + (k - 4)
-    } else {
-        // Short lines: k in 0..=3 or 25..=28.
-        LONG_LINES + if anti { 8 } else { 0 } + if k < 4 { k } else { k - 21 }
-    };
-    (line, length)
-}
-
-/// The (line, digit) pairs of every cell: row, column, diagonal, anti-diagonal.
-struct Geometry {
-    /// For cell `y·15 + x`: the four (line index, digit) pairs.
-    lines_of_cell: [[(u8, u8); 4]; SIZE * SIZE],
-    /// For line `l`, digit `k`: the cell's (x, y), or (`u8::MAX`, `u8::MAX`) where the digit
-    /// is not a cell.
-    cell_of_digit: [[(u8, u8); LINE]; LINES],
-    /// Code of each line when empty.
-    empty_code: [u32; LINES],
-}
-
-const fn geometry() -> Geometry {
-    let mut g = Geometry {
-        lines_of_cell: [[(0, 0); 4]; SIZE * SIZE],
-        cell_of_digit: [[(u8::MAX, u8::MAX); LINE]; LINES],
-        empty_code: [0; LINES],
-    };
-    let mut y = 0;
-    while y < SIZE {
-        let mut x = 0;
-        while x < SIZE {
-            let cell = y * SIZE + x;
-            let d = SIZE - 1 - x + y; // diagonal: x − y constant, 0..=28
-            let a = x + y; // anti-diagonal
-            let (diagonal, diagonal_length) = slanted_line(d, false);
-            let (anti, anti_length) = slanted_line(a, true);
-            let lines = [
-                (y, x, SIZE),
-                (SIZE + x, y, SIZE),
-                (diagonal, if x > y { x } else { y }, diagonal_length),
-                (anti, if a < SIZE { SIZE - 1 - y } else { x }, anti_length),
-            ];
-            let mut i = 0;
-            while i < 4 {
-                let (line, digit, length) = lines[i];
-                g.lines_of_cell[cell][i] = (line as u8, digit as u8);
-                g.cell_of_digit[line][digit] = (x as u8, y as u8);
-                g.empty_code[line] = empty_line_code(length);
-                i += 1;
-            }
-            x += 1;
-        }
-        y += 1;
-    }
-    g
-}
-
-static GEOMETRY: Geometry = geometry();
 
 /// A 15×15 board with incrementally maintained line codes.
 #[derive(Clone)]

@@ -20,24 +20,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// Cells on the longest line.
-pub const LINE: usize = 15;
-/// Digit weights w_k = (3^(k+1) − 1)/2 for k = 0..15 (OEIS A261547); w_15 is the table size.
-pub const WEIGHTS: [u32; 16] = [
-    1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524, 88573, 265720, 797161, 2391484, 7174453,
-    21523360,
-];
-/// Number of codes, hence table entries: 0 ..= 21,523,358.
-pub const CODES: usize = 21_523_359;
-
-/// The code of an empty line of `length` cells (1..=15): the edge digit 3 below its cells.
-pub const fn empty_line_code(length: usize) -> u32 {
-    if length >= LINE {
-        0
-    } else {
-        3 * WEIGHTS[LINE - 1 - length]
-    }
-}
+pub use kernels::gomoku::{CODES, LINE, WEIGHTS, empty_line_code};
 
 /// Decodes a code into its cells (the line's cell i is digit `LINE − length + i`).
 pub fn decode(code: u32) -> Vec<Cell> {

@@ -141,10 +141,8 @@ pub fn solve(board: &Board, side: Color, limits: Limits) -> Result<Option<Sequen
 
 /// [`solve`] with the verdict and the nodes it took.
 pub fn search(board: &Board, side: Color, limits: Limits) -> Result<Report, VcfError> {
-    for color in [Color::Black, Color::White] {
-        if holds_five(board, color) {
-            return Err(VcfError::GameOver(color));
-        }
+    if let Some(color) = game_over(board) {
+        return Err(VcfError::GameOver(color));
     }
     let mut solver = Solver {
         board: board.clone(),
@@ -353,6 +351,13 @@ pub fn side_to_move(board: &Board) -> Color {
     } else {
         Color::Black
     }
+}
+
+/// The color that already has a five on `board`, if one has (the game is over).
+pub fn game_over(board: &Board) -> Option<Color> {
+    [Color::Black, Color::White]
+        .into_iter()
+        .find(|&color| holds_five(board, color))
 }
 
 /// Whether `color` has a five on `board` (five or more in a row in freestyle, exactly five in

@@ -323,68 +323,90 @@ pub(crate) fn run_bench_warp(args: BenchArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
-/// `bench vcf`: random positions solved on one thread and on every thread.
+/// `bench vcf`: random positions solved by the single-position solver on one thread, and as
+/// a batch on one thread, every thread and the GPU; the batch's answers must agree everywhere.
 fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    use gomoku::vcf;
-    use rayon::prelude::*;
+    use gomoku::{batch::Batch, vcf};
     if args.from.is_some() || args.to.is_some() {
         return Err(Error::InvalidArgument(
-            "bench vcf draws its own positions (--repeat × 1,000); --from/--to do not apply".into(),
+            "bench vcf draws its own positions (--repeat × 10,000); --from/--to do not apply"
+                .into(),
         ));
     }
     let rule = Rule::Freestyle;
     gomoku::table::Table::get(rule);
     let mut random = kernels::rng::SplitMix64::new(2026, 32);
     // Positions without a four on the board for either side: each needs a search, not a look.
-    let wanted = args.repeat.max(1) as usize * 1000;
-    let mut positions: Vec<Board> = Vec::with_capacity(wanted);
+    let wanted = args.repeat.max(1) as usize * 10_000;
+    let mut positions: Vec<(Board, Color)> = Vec::with_capacity(wanted);
     while positions.len() < wanted {
-        let stones = 20 + random.below(21) as usize;
+        let stones = 12 + random.below(25) as usize;
         let board = vcf::random_position(rule, &mut random, stones);
         if board.both_threats().iter().all(|t| t.five_count() == 0) {
-            positions.push(board);
+            let side = vcf::side_to_move(&board);
+            positions.push((board, side));
         }
     }
     let limits = vcf::Limits::default();
-    let all = backend::cpu_pool(args.common.threads)?;
-    let one = backend::cpu_pool(Some(1))?;
+    let control = RunControl::quiet().with_cancel(cancel.clone());
     let mut rows = Vec::new();
-    let mut first: Option<Vec<String>> = None;
-    for pool in [&one, &all] {
-        let started = std::time::Instant::now();
-        let reports: Vec<Result<vcf::Report, vcf::VcfError>> = pool.install(|| {
-            positions
-                .par_iter()
-                .map(|board| {
-                    if cancel.load(Ordering::Relaxed) {
-                        return Err(vcf::VcfError::LimitReached { nodes: 0, depth: 0 });
-                    }
-                    vcf::search(board, vcf::side_to_move(board), limits)
-                })
-                .collect()
-        });
-        let seconds = started.elapsed().as_secs_f64();
-        if cancel.load(Ordering::SeqCst) {
+    let row = |what: String, seconds: f64, nodes: u64, wins: usize| {
+        serde_json::json!({"what": what, "positions": positions.len(), "with_vcf": wins,
+            "seconds": seconds, "positions_per_second": positions.len() as f64 / seconds,
+            "nodes": nodes, "nodes_per_second": nodes as f64 / seconds})
+    };
+    // The single-position solver (transposition table, move ordering) on one thread.
+    let started = std::time::Instant::now();
+    let (mut nodes, mut wins) = (0, 0);
+    for (board, side) in &positions {
+        if cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
-        let verdicts: Vec<String> = reports.iter().map(|r| format!("{r:?}")).collect();
+        let report =
+            vcf::search(board, *side, limits).map_err(|e| Error::Verification(e.to_string()))?;
+        nodes += report.nodes;
+        wins += usize::from(matches!(report.verdict, vcf::Verdict::Win(_)));
+    }
+    rows.push(row(
+        "solver, 1 CPU thread".into(),
+        started.elapsed().as_secs_f64(),
+        nodes,
+        wins,
+    ));
+    let batch = Batch::new(rule, &positions, limits.depth, limits.nodes);
+    let mut backends = vec![
+        warpsearch::Backend::Cpu(backend::cpu_pool(Some(1))?),
+        warpsearch::Backend::Cpu(backend::cpu_pool(args.common.threads)?),
+    ];
+    let selected = select(&args.common)?;
+    if let warpsearch::Backend::Gpu(_) = selected.backend {
+        backends.push(selected.backend);
+    }
+    let mut first: Option<Vec<gomoku::batch::Answer>> = None;
+    for backend in &backends {
+        // A first, untimed solve of a few positions loads the kernel and the table.
+        let warm = Batch::new(rule, &positions[..64], limits.depth, limits.nodes);
+        warm.solve(backend, &control)?;
+        let started = std::time::Instant::now();
+        let answers = batch.solve(backend, &control)?;
+        let seconds = started.elapsed().as_secs_f64();
         if let Some(first) = &first
-            && *first != verdicts
+            && *first != answers
         {
-            return Err(Error::Verification(
-                "bench vcf: one thread and every thread gave different answers".into(),
-            ));
+            return Err(Error::Verification(format!(
+                "bench vcf: the batch on {} gave other answers than on one CPU thread",
+                backend.describe()
+            )));
         }
-        let nodes: u64 = reports.iter().flatten().map(|r| r.nodes).sum();
-        let wins = reports
-            .iter()
-            .flatten()
-            .filter(|r| matches!(r.verdict, vcf::Verdict::Win(_)))
-            .count();
-        rows.push(serde_json::json!({"threads": pool.current_num_threads(), "positions": positions.len(),
-            "with_vcf": wins, "seconds": seconds, "positions_per_second": positions.len() as f64 / seconds,
-            "nodes": nodes, "nodes_per_second": nodes as f64 / seconds}));
-        first = Some(verdicts);
+        let nodes = answers.iter().map(|a| a.nodes).sum();
+        let wins = answers.iter().filter(|a| a.verdict == "vcf").count();
+        rows.push(row(
+            format!("batch, {}", backend.describe()),
+            seconds,
+            nodes,
+            wins,
+        ));
+        first = Some(answers);
     }
     if args.common.json {
         out!(
@@ -393,8 +415,8 @@ fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         );
     } else {
         out!(
-            "{:>8} {:>10} {:>9} {:>10} {:>14} {:>12} {:>12}",
-            "threads",
+            "{:<44} {:>9} {:>9} {:>9} {:>13} {:>11} {:>10}",
+            "",
             "positions",
             "with VCF",
             "seconds",
@@ -404,15 +426,16 @@ fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
         );
         for row in &rows {
             let count = |key: &str| row[key].as_u64().unwrap_or(0);
+            let real = |key: &str| row[key].as_f64().unwrap_or(0.0);
             out!(
-                "{:>8} {:>10} {:>9} {:>10.3} {:>14.0} {:>12} {:>12.3e}",
-                count("threads"),
+                "{:<44} {:>9} {:>9} {:>9.3} {:>13.0} {:>11} {:>10.3e}",
+                row["what"].as_str().unwrap_or(""),
                 count("positions"),
                 count("with_vcf"),
-                row["seconds"].as_f64().unwrap_or(0.0),
-                row["positions_per_second"].as_f64().unwrap_or(0.0),
+                real("seconds"),
+                real("positions_per_second"),
                 count("nodes"),
-                row["nodes_per_second"].as_f64().unwrap_or(0.0)
+                real("nodes_per_second")
             );
         }
     }

@@ -170,7 +170,6 @@ const MAX_BATCH_INPUT: u64 = 1 << 30;
 struct Solved {
     json: serde_json::Value,
     text: String,
-    verdict: Option<&'static str>,
 }
 
 /// Solves one position for `side` (its turn by the counts when `None`).
@@ -187,7 +186,7 @@ fn solve_one(
     let report = vcf::search(&board, side, limits).map_err(|e| e.to_string())?;
     let seconds = started.elapsed().as_secs_f64();
     let name = side_name(side);
-    let (json, text, verdict) = match &report.verdict {
+    let (json, text) = match &report.verdict {
         Verdict::Win(sequence) => {
             let moves: Vec<[usize; 2]> = sequence.moves.iter().map(|&(x, y)| [x, y]).collect();
             let listed: Vec<String> = sequence
@@ -204,7 +203,6 @@ fn solve_one(
                     report.nodes,
                     seconds_text(seconds)
                 ),
-                "vcf",
             )
         }
         other => {
@@ -220,19 +218,10 @@ fn solve_one(
                     report.nodes,
                     seconds_text(seconds)
                 ),
-                if *other == Verdict::NoneExists {
-                    "none"
-                } else {
-                    "limit"
-                },
             )
         }
     };
-    Ok(Solved {
-        json,
-        text,
-        verdict: Some(verdict),
-    })
+    Ok(Solved { json, text })
 }
 
 fn seconds_text(value: f64) -> String {
@@ -272,13 +261,14 @@ fn run_vcf(args: VcfArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     if let Some(batch) = &args.batch {
         return run_vcf_batch(batch, &args, limits, cancel);
     }
+    let _ = cancel;
     let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
     load_table(args.rule);
     let solved = solve_one(&position, side, args.rule, limits)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
-    if args.json {
+    if args.common.json {
         out!("{}", solved.json);
     } else {
         out!("{}", solved.text);
@@ -292,79 +282,105 @@ fn run_vcf_batch(
     limits: gomoku::vcf::Limits,
     cancel: Arc<AtomicBool>,
 ) -> Result<i32, Error> {
-    use rayon::prelude::*;
+    use gomoku::vcf;
     let text = read_input(batch, MAX_BATCH_INPUT)?;
-    let lines: Vec<(usize, &str)> = text
+    load_table(args.rule);
+    // Each line: a position and its attacker, or why it cannot be searched.
+    let lines: Vec<(usize, Result<(Board, Color), String>)> = text
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    load_table(args.rule);
-    let pool = backend::cpu_pool(args.threads)?;
-    let started = std::time::Instant::now();
-    let results: Vec<(usize, Result<Solved, String>)> = pool.install(|| {
-        lines
-            .par_iter()
-            .map(|&(number, line)| {
-                if cancel.load(Ordering::Relaxed) {
-                    return (number, Err("stopped".to_string()));
+        .map(|(number, line)| {
+            let position = batch_position(line).and_then(|position| {
+                let board = board_of(&position, args.rule)?;
+                if let Some(color) = vcf::game_over(&board) {
+                    return Err(vcf::VcfError::GameOver(color).to_string());
                 }
-                let solved = batch_position(line)
-                    .and_then(|position| solve_one(&position, None, args.rule, limits));
-                (number, solved)
-            })
-            .collect()
-    });
-    if cancel.load(Ordering::SeqCst) {
-        return Err(Error::Interrupted);
-    }
+                let side = vcf::side_to_move(&board);
+                Ok((board, side))
+            });
+            (number, position)
+        })
+        .collect();
+    let positions: Vec<(Board, Color)> = lines
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok().cloned())
+        .collect();
+    let selected = select(&args.common)?;
+    let control = control(&args.common, cancel);
+    let started = std::time::Instant::now();
+    let answers = gomoku::batch::Batch::new(args.rule, &positions, limits.depth, limits.nodes)
+        .solve(&selected.backend, &control)?;
     let seconds = started.elapsed().as_secs_f64();
     let (mut wins, mut none, mut limit, mut errors, mut nodes) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    for (number, result) in &results {
-        match result {
-            Ok(solved) => {
-                match solved.verdict {
-                    Some("vcf") => wins += 1,
-                    Some("none") => none += 1,
-                    _ => limit += 1,
-                }
-                nodes += solved.json["nodes"].as_u64().unwrap_or(0);
-                if args.json {
-                    let mut value = solved.json.clone();
-                    value["line"] = (*number).into();
-                    out!("{value}");
-                } else {
-                    out!("line {number}: {}", solved.text);
-                }
-            }
+    let mut answer = answers.iter();
+    for (number, position) in &lines {
+        let solved = match position {
             Err(why) => {
                 errors += 1;
-                if args.json {
+                if args.common.json {
                     out!("{}", serde_json::json!({"line": number, "error": why}));
                 } else {
                     out!("line {number}: error: {why}");
                 }
+                continue;
             }
+            Ok((_, side)) => (side, answer.next()),
+        };
+        let (side, Some(found)) = solved else {
+            return Err(Error::Verification("the batch lost a position".into()));
+        };
+        nodes += found.nodes;
+        let name = side_name(*side);
+        let moves: Vec<[usize; 2]> = found.moves.iter().map(|&(x, y)| [x, y]).collect();
+        let vcf = found.verdict == "vcf";
+        match found.verdict.as_str() {
+            "vcf" => wins += 1,
+            "none exists" => none += 1,
+            _ => limit += 1,
+        }
+        if args.common.json {
+            let mut value =
+                serde_json::json!({"line": number, "side": name, "vcf": vcf, "nodes": found.nodes});
+            if vcf {
+                value["moves"] = serde_json::json!(moves);
+            } else {
+                value["reason"] = found.verdict.clone().into();
+            }
+            out!("{value}");
+        } else if vcf {
+            let listed: Vec<String> = found
+                .moves
+                .iter()
+                .map(|(x, y)| format!("{x},{y}"))
+                .collect();
+            out!(
+                "line {number}: {name} wins by VCF in {} attacker moves: {}",
+                found.moves.len().div_ceil(2),
+                listed.join(" ")
+            );
+        } else {
+            out!("line {number}: {name} has no VCF: {}", found.verdict);
         }
     }
-    let positions = results.len() as u64;
+    let count = positions.len() as u64;
     let rate = if seconds > 0.0 {
-        positions as f64 / seconds
+        count as f64 / seconds
     } else {
         0.0
     };
-    let threads = pool.current_num_threads();
-    if args.json {
+    let backend = selected.backend.describe();
+    if args.common.json {
         out!(
             "{}",
-            serde_json::json!({"positions": positions, "vcf": wins, "none": none, "limit_reached": limit,
+            serde_json::json!({"positions": count, "vcf": wins, "none": none, "limit_reached": limit,
                 "errors": errors, "nodes": nodes, "seconds": seconds, "positions_per_second": rate,
-                "backend": "cpu", "threads": threads})
+                "backend": selected.backend.kind(), "devices": backend})
         );
     } else {
         out!(
-            "{positions} positions: {wins} with a VCF, {none} without, {limit} at a limit, {errors} unreadable; {} on {threads} CPU threads ({rate:.0} positions a second, {nodes} nodes)",
+            "{count} positions: {wins} with a VCF, {none} without, {limit} at a limit, {errors} unreadable; {} on {backend} ({rate:.0} positions a second, {nodes} nodes)",
             seconds_text(seconds)
         );
     }
