@@ -393,13 +393,81 @@ pub fn attacker(position: &[u64]) -> usize {
     (position[POSITION_WORDS - 1] >> 63) as usize
 }
 
-/// One level of the search: the attacker's four tried and the defender's block, and the
-/// candidates still to try.
+/// One level of the search: the attacker's four tried and the defender's block, the
+/// candidates still to try, and whether a limit cut the search anywhere below.
 #[derive(Clone, Copy, Default)]
 struct Level {
     candidates: Cells,
     four: u8,
     block: u8,
+    cut: bool,
+}
+
+impl Cells {
+    /// Takes out the cell nearest `to` (Chebyshev distance; the lowest cell on a tie, and
+    /// the lowest cell without `to`).
+    #[inline(always)]
+    fn pop_nearest(&mut self, to: Option<usize>) -> Option<usize> {
+        let Some(to) = to else {
+            return self.pop_lowest();
+        };
+        let (tx, ty) = (to % SIZE, to / SIZE);
+        let mut best: Option<(usize, usize)> = None;
+        let mut rest = *self;
+        while let Some(cell) = rest.pop_lowest() {
+            let distance = (cell % SIZE).abs_diff(tx).max((cell / SIZE).abs_diff(ty));
+            if best.is_none_or(|(d, _)| distance < d) {
+                best = Some((distance, cell));
+            }
+        }
+        let (_, cell) = best?;
+        self.0[cell / 64] &= !(1 << (cell % 64));
+        Some(cell)
+    }
+}
+
+/// Entries of a search's table of failed positions.
+pub const FAILED_ENTRIES: usize = 256;
+
+/// Positions (attacker to move) known to have no VCF within some depth, or none at all: one
+/// word an entry at `hash % FAILED_ENTRIES`, the hash's top 57 bits, then whether it is proven
+/// (bit 6) and the depth (bits 0..6). A colliding newer entry replaces the older.
+struct Failed([u64; FAILED_ENTRIES]);
+
+impl Failed {
+    /// Whether the position of `hash` is known to fail with `left` attacker moves; `Some`
+    /// with its proven flag when it is.
+    #[inline(always)]
+    fn known(&self, hash: u64, left: usize) -> Option<bool> {
+        let entry = self.0[(hash % FAILED_ENTRIES as u64) as usize];
+        let proven = entry >> 6 & 1 == 1;
+        (entry != 0 && entry >> 7 == hash >> 7 && (proven || (entry & 0x3F) as usize >= left))
+            .then_some(proven)
+    }
+
+    #[inline(always)]
+    fn store(&mut self, hash: u64, left: usize, proven: bool) {
+        self.0[(hash % FAILED_ENTRIES as u64) as usize] =
+            hash >> 7 << 7 | u64::from(proven) << 6 | left as u64 & 0x3F;
+    }
+}
+
+/// The Zobrist key of every (color, cell), from a fixed seed (SplitMix64).
+static ZOBRIST: [[u64; CELLS]; 2] = zobrist_keys();
+
+const fn zobrist_keys() -> [[u64; CELLS]; 2] {
+    let mut keys = [[0; CELLS]; 2];
+    let mut state: u64 = 0x5EED_6060_F00D_CAFE;
+    let mut i = 0;
+    while i < 2 * CELLS {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        keys[i / CELLS][i % CELLS] = z ^ (z >> 31);
+        i += 1;
+    }
+    keys
 }
 
 /// Searches a VCF for the attacker of `position` ([`POSITION_WORDS`] words) within the
@@ -409,24 +477,34 @@ struct Level {
 ///
 /// Each node: the attacker wins on a five point; with moves to spare, it must block the
 /// defender's only five point (two: none here) with a move that is itself a four, or it wins
-/// at once with an open-four point, or it tries its four points in cell order. After a four,
-/// one five point means the defender's forced block, two mean a win.
+/// at once with an open-four point, or it tries its four points, nearest its last four first.
+/// After a four, one five point means the defender's forced block, two mean a win. Positions
+/// after a block that are known to fail ([`FAILED_ENTRIES`] of them, by Zobrist hash) are not
+/// searched again.
 pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
     let side = attacker(position);
     let defender = 1 - side;
     let mut board = LineBoard::new(tables);
+    let mut hash = 0u64;
     for cell in 0..CELLS {
         match stone(position, cell) {
-            1 => board.make(cell, BLACK),
-            2 => board.make(cell, WHITE),
+            1 => {
+                board.make(cell, BLACK);
+                hash ^= ZOBRIST[BLACK][cell];
+            }
+            2 => {
+                board.make(cell, WHITE);
+                hash ^= ZOBRIST[WHITE][cell];
+            }
             _ => {}
         }
     }
     let depth = tables.depth as usize;
     let mut stack = [Level::default(); MAX_DEPTH];
+    let mut failed = Failed([0; FAILED_ENTRIES]);
     let mut top = 0;
     let mut nodes = 0u64;
-    let mut cut = false;
+    let mut aborted = false;
     let mut tail = [0u8; 3];
     let mut tail_len = 0;
     'search: loop {
@@ -439,8 +517,9 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
             break 'search;
         }
         let mut candidates = Cells::default();
+        stack[top].cut = false;
         if depth <= top + 1 {
-            cut = true;
+            stack[top].cut = true;
         } else if theirs.five.is_empty() {
             if let Some(open) = mine.open_four.lowest() {
                 nodes += 1;
@@ -462,17 +541,23 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
         stack[top].candidates = candidates;
         // The next candidate of level `top`, climbing up past exhausted levels.
         loop {
-            let Some(four) = stack[top].candidates.pop_lowest() else {
+            let last = top.checked_sub(1).map(|parent| stack[parent].four as usize);
+            let Some(four) = stack[top].candidates.pop_nearest(last) else {
                 if top == 0 {
                     break 'search;
                 }
+                failed.store(hash, depth - top, !stack[top].cut);
+                let cut = stack[top].cut;
                 top -= 1;
-                board.unmake(stack[top].block as usize, defender);
-                board.unmake(stack[top].four as usize, side);
+                stack[top].cut |= cut;
+                let (four, block) = (stack[top].four as usize, stack[top].block as usize);
+                board.unmake(block, defender);
+                board.unmake(four, side);
+                hash ^= ZOBRIST[defender][block] ^ ZOBRIST[side][four];
                 continue;
             };
             if nodes >= tables.nodes {
-                cut = true;
+                aborted = true;
                 break 'search;
             }
             nodes += 1;
@@ -482,7 +567,14 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
                 0 => board.unmake(four, side),
                 1 => {
                     let block = fives.lowest().unwrap_or(0);
+                    let child = hash ^ ZOBRIST[side][four] ^ ZOBRIST[defender][block];
+                    if let Some(proven) = failed.known(child, depth - top - 1) {
+                        stack[top].cut |= !proven;
+                        board.unmake(four, side);
+                        continue;
+                    }
                     board.make(block, defender);
+                    hash = child;
                     stack[top].four = four as u8;
                     stack[top].block = block as u8;
                     top += 1;
@@ -504,7 +596,11 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
     }
     result[1] = nodes;
     if tail_len == 0 {
-        result[0] = if cut { verdict::LIMIT } else { verdict::NONE };
+        result[0] = if aborted || stack[0].cut {
+            verdict::LIMIT
+        } else {
+            verdict::NONE
+        };
         return;
     }
     let mut moves = 0;

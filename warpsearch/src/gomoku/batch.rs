@@ -1,8 +1,15 @@
-//! Many positions' VCFs at once, on every CPU core or on the GPU: a search of the engine
-//! ([`crate::engine`]) whose units are positions and whose kernel gives each position one
-//! thread ([`kernels::gomoku::vcf`], the function the CPU runs too, so both give the same
-//! answers, node counts included). The rule's whole threat table (47 MB) is the kernel's
-//! parameter block, copied to each GPU once a run.
+//! Many positions' VCFs at once, on every CPU core or on the GPU, in two steps:
+//!
+//! 1. A search of the engine ([`crate::engine`]) whose units are positions and whose kernel
+//!    gives each position one thread ([`kernels::gomoku::vcf`], the function the CPU runs too,
+//!    so both give the same answers, node counts included), each search stopped after
+//!    [`FIRST_STEP_NODES`] nodes. The rule's whole threat table (47 MB) is the kernel's
+//!    parameter block, copied to each GPU once a run.
+//! 2. The few positions that the first step could not settle go to the single-position solver
+//!    ([`super::vcf::search`], with its transposition table) on every CPU core, with the
+//!    batch's own limits. A VCF search's size is heavy-tailed: on one H100 thread a position of
+//!    10⁶ nodes takes twenty seconds, which would hold the whole batch; a CPU core does it in
+//!    one.
 //!
 //! ```
 //! use warpsearch::gomoku::{Board, Color, Rule, batch};
@@ -53,11 +60,17 @@ impl Partial for Answers {
     }
 }
 
+/// Nodes a position may take in the first step (one thread of the engine's backend) before it
+/// is left to the second (the solver on the CPU cores).
+pub const FIRST_STEP_NODES: u64 = 10_000;
+
 /// A batch of positions, each with its attacker, and the limits of every search.
 pub struct Batch {
     rule: Rule,
     units: Vec<u64>,
     words: Vec<u64>,
+    depth: u32,
+    nodes: u64,
 }
 
 impl Batch {
@@ -84,7 +97,9 @@ impl Batch {
         Batch {
             rule,
             units,
-            words: table_words(Table::get(rule), depth, nodes),
+            words: table_words(Table::get(rule), depth, nodes.min(FIRST_STEP_NODES)),
+            depth,
+            nodes,
         }
     }
 
@@ -98,8 +113,62 @@ impl Batch {
             return Ok(Vec::new());
         }
         let result = engine::run(self, backend, control, Shard::WHOLE, None)?;
-        Ok(result.counts.0)
+        let mut answers = result.counts.0;
+        if self.nodes <= FIRST_STEP_NODES {
+            return Ok(answers);
+        }
+        // The second step: the unsettled positions on every CPU core, in the order they are.
+        use rayon::prelude::*;
+        let limits = super::vcf::Limits {
+            depth: self.depth.min(kernels::gomoku::MAX_DEPTH as u32),
+            nodes: self.nodes,
+        };
+        answers
+            .par_iter_mut()
+            .zip(self.units.par_chunks(POSITION_WORDS))
+            .filter(|(answer, _)| answer.verdict == "limit reached")
+            .try_for_each(|(answer, unit)| {
+                if control.cancelled() {
+                    return Err(crate::Error::Interrupted);
+                }
+                let (board, side) = position_of(self.rule, unit);
+                let report = super::vcf::search(&board, side, limits)
+                    .map_err(|e| crate::Error::Verification(e.to_string()))?;
+                answer.nodes += report.nodes;
+                answer.moves.clear();
+                answer.verdict = match report.verdict {
+                    super::vcf::Verdict::Win(sequence) => {
+                        answer.moves = sequence.moves;
+                        "vcf"
+                    }
+                    super::vcf::Verdict::NoneExists => "none exists",
+                    super::vcf::Verdict::LimitReached => "limit reached",
+                }
+                .into();
+                Ok(())
+            })?;
+        Ok(answers)
     }
+}
+
+/// The board and attacker of a unit.
+fn position_of(rule: Rule, unit: &[u64]) -> (Board, Color) {
+    let mut board = Board::new(rule);
+    for cell in 0..SIZE * SIZE {
+        let color = match twin::stone(unit, cell) {
+            1 => Color::Black,
+            2 => Color::White,
+            _ => continue,
+        };
+        // A unit's cells hold one stone each, so `make` cannot fail.
+        let _ = board.make(cell % SIZE, cell / SIZE, color);
+    }
+    let side = if twin::attacker(unit) == twin::WHITE {
+        Color::White
+    } else {
+        Color::Black
+    };
+    (board, side)
 }
 
 /// The rule's table and the limits as the kernel's parameter block
