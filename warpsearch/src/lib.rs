@@ -41,3 +41,8 @@ pub use run::RunControl;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoc;
+
+/// The code of docs/gomoku-vcf.md, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/gomoku-vcf.md")]
+pub struct GomokuVcfDoc;
