@@ -486,18 +486,14 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
     let defender = 1 - side;
     let mut board = LineBoard::new(tables);
     let mut hash = 0u64;
-    for cell in 0..CELLS {
-        match stone(position, cell) {
-            1 => {
-                board.make(cell, BLACK);
-                hash ^= ZOBRIST[BLACK][cell];
-            }
-            2 => {
-                board.make(cell, WHITE);
-                hash ^= ZOBRIST[WHITE][cell];
-            }
-            _ => {}
-        }
+    for (cell, (black, white)) in ZOBRIST[BLACK].iter().zip(&ZOBRIST[WHITE]).enumerate() {
+        let (color, key) = match stone(position, cell) {
+            1 => (BLACK, black),
+            2 => (WHITE, white),
+            _ => continue,
+        };
+        board.make(cell, color);
+        hash ^= key;
     }
     let depth = tables.depth as usize;
     let mut stack = [Level::default(); MAX_DEPTH];

@@ -401,7 +401,7 @@ pub fn check(board: &Board, side: Color, moves: &[Move]) -> Result<(), VcfError>
         y,
         why: why.to_string(),
     };
-    if moves.len() % 2 == 0 {
+    if moves.len().is_multiple_of(2) {
         return Err(VcfError::BadSequence {
             index: moves.len(),
             x: 0,

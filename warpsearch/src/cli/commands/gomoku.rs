@@ -276,6 +276,9 @@ fn run_vcf(args: VcfArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     Ok(0)
 }
 
+/// A batch line as a position and its attacker, or why it cannot be searched.
+type Readable = Result<(Board, Color), String>;
+
 fn run_vcf_batch(
     batch: &str,
     args: &VcfArgs,
@@ -286,7 +289,7 @@ fn run_vcf_batch(
     let text = read_input(batch, MAX_BATCH_INPUT)?;
     load_table(args.rule);
     // Each line: a position and its attacker, or why it cannot be searched.
-    let lines: Vec<(usize, Result<(Board, Color), String>)> = text
+    let lines: Vec<(usize, Readable)> = text
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
