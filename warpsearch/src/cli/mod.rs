@@ -433,6 +433,10 @@ enum BenchProblem {
     /// side to move attacking): --repeat × 1,000 positions on one CPU thread and on every thread, verdicts
     /// compared; positions and nodes a second.
     Vcf,
+    /// The Gomoku brain (`gomoku brain`) against itself: --repeat games from seeded four-stone
+    /// openings, 50 ms a move; moves, nodes (VCF attacker moves tried and cells scored) and
+    /// nodes a second.
+    Brain,
 }
 
 /// Runs the CLI and returns the process exit status.

@@ -104,6 +104,18 @@ pub struct Choice {
     pub y: usize,
     /// Why.
     pub reason: Reason,
+    /// Nodes the choice took: VCF attacker moves tried, plus cells scored by the evaluation.
+    pub nodes: u64,
+}
+
+std::thread_local! {
+    /// Nodes of the choice being made on this thread ([`Choice::nodes`]).
+    static NODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `nodes` toward the choice being made on this thread.
+fn count_nodes(nodes: u64) {
+    NODES.with(|count| count.set(count.get() + nodes));
 }
 
 /// How much work [`choose_move`] may do for one move.
@@ -189,21 +201,31 @@ pub fn choose_move(board: &Board, me: Color, budget: Duration) -> Option<Choice>
 pub fn choose_move_with(board: &Board, me: Color, effort: Effort) -> Option<Choice> {
     let clock = Clock::start(effort);
     let mut board = board.clone();
+    NODES.with(|count| count.set(0));
     let choice = decide(&mut board, me, &clock)?;
+    let nodes = NODES.with(|count| count.get());
     if board.get(choice.x, choice.y).is_none() && choice.x < SIZE && choice.y < SIZE {
-        Some(choice)
+        Some(Choice { nodes, ..choice })
     } else {
         // Every step only proposes empty cells; this keeps an answer legal regardless.
         empty_cells(&board).next().map(|(x, y)| Choice {
             x,
             y,
             reason: Reason::Evaluation,
+            nodes,
         })
     }
 }
 
 fn decide(board: &mut Board, me: Color, clock: &Clock) -> Option<Choice> {
-    let choice = |(x, y): Move, reason| Some(Choice { x, y, reason });
+    let choice = |(x, y): Move, reason| {
+        Some(Choice {
+            x,
+            y,
+            reason,
+            nodes: 0,
+        })
+    };
     empty_cells(board).next()?;
     if board.get(CENTRE, CENTRE).is_none() && empty_cells(board).count() == SIZE * SIZE {
         return choice((CENTRE, CENTRE), Reason::Centre);
@@ -232,7 +254,11 @@ fn decide(board: &mut Board, me: Color, clock: &Clock) -> Option<Choice> {
 
 /// `side`'s VCF, if a search within `limits` finds one.
 fn vcf_win(board: &Board, side: Color, limits: Limits) -> Option<Sequence> {
-    match vcf::search(board, side, limits) {
+    let report = vcf::search(board, side, limits);
+    if let Ok(report) = &report {
+        count_nodes(report.nodes);
+    }
+    match report {
         Ok(vcf::Report {
             verdict: Verdict::Win(sequence),
             ..
@@ -255,7 +281,10 @@ struct Defence {
 /// VCF verdict for `attacker`: `Some(win)`, or `None` with whether that is proven.
 fn vcf_verdict(board: &Board, attacker: Color, limits: Limits) -> Result<Option<Sequence>, ()> {
     match vcf::search(board, attacker, limits) {
-        Ok(report) => match report.verdict {
+        Ok(report) => match {
+            count_nodes(report.nodes);
+            report.verdict
+        } {
             Verdict::Win(sequence) => Ok(Some(sequence)),
             Verdict::NoneExists => Ok(None),
             Verdict::LimitReached => Err(()),
@@ -414,6 +443,7 @@ fn defend(board: &mut Board, me: Color, win: &Sequence, clock: &Clock) -> Option
         x: cell.0,
         y: cell.1,
         reason,
+        nodes: 0,
     })
 }
 
@@ -496,6 +526,7 @@ fn evaluate(board: &mut Board, me: Color, clock: &Clock) -> Option<Choice> {
         x,
         y,
         reason: Reason::Evaluation,
+        nodes: 0,
     })
 }
 
@@ -591,6 +622,7 @@ fn threat_bonus(
 /// How good empty cell `cell` is for `side` to play: attack and defence windows and the
 /// threat changes (`before` = the threats of the position as it is).
 fn cell_score(board: &mut Board, cell: Move, side: Color, before: &[Threats; 2]) -> i64 {
+    count_nodes(1);
     let (attack, defence) = window_scores(board, cell.0, cell.1, side);
     attack + defence + threat_bonus(board, cell, side, before, true)
 }
@@ -598,6 +630,7 @@ fn cell_score(board: &mut Board, cell: Move, side: Color, before: &[Threats; 2])
 /// How strong a reply `cell` is for `side` as an attack (no defence terms: a reply that
 /// blocks the brain must not make the brain's move look worse).
 fn reply_score(board: &mut Board, cell: Move, side: Color, before: &[Threats; 2]) -> i64 {
+    count_nodes(1);
     let (attack, _) = window_scores(board, cell.0, cell.1, side);
     attack + threat_bonus(board, cell, side, before, false)
 }

@@ -388,7 +388,7 @@ pub fn array_of(board: &Board) -> ArrayBoard {
     out
 }
 
-/// Checks a VCF move by move with the plain rules ([`reference`], no tables): attacker and
+/// Checks a VCF move by move with the plain rules ([`mod@reference`], no tables): attacker and
 /// defender alternate from the attacker; each cell is empty; every attacker move but the last
 /// makes a four (a five point follows), and blocks the defender's five point when there is
 /// one; each defender move takes an attacker five point; the last move makes five.

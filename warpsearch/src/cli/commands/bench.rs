@@ -17,6 +17,9 @@ pub(crate) fn run_bench(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32,
     if let BenchProblem::Vcf = args.problem {
         return run_bench_vcf(args, cancel);
     }
+    if let BenchProblem::Brain = args.problem {
+        return run_bench_brain(args, cancel);
+    }
     let (from, to) = (args.from.unwrap_or(8), args.to.unwrap_or(16));
     if from > to || args.repeat == 0 {
         return Err(Error::InvalidArgument(
@@ -438,6 +441,60 @@ fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
                 real("nodes_per_second")
             );
         }
+    }
+    Ok(0)
+}
+
+/// `bench brain`: self-play games of the brain, 50 ms a move; its nodes a second.
+fn run_bench_brain(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use gomoku::{brain, vcf};
+    use std::time::Duration;
+    if args.from.is_some() || args.to.is_some() {
+        return Err(Error::InvalidArgument(
+            "bench brain plays --repeat games; --from/--to do not apply".into(),
+        ));
+    }
+    let rule = Rule::Freestyle;
+    gomoku::table::Table::get(rule);
+    let mut random = kernels::rng::SplitMix64::new(2026, 15);
+    let (mut moves, mut nodes, mut seconds, mut fives) = (0u64, 0u64, 0.0f64, 0u32);
+    for _ in 0..args.repeat.max(1) {
+        let mut board = vcf::random_position(rule, &mut random, 4);
+        let mut side = vcf::side_to_move(&board);
+        while vcf::game_over(&board).is_none() {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            let started = std::time::Instant::now();
+            let Some(choice) = brain::choose_move(&board, side, Duration::from_millis(50)) else {
+                break; // a full board
+            };
+            seconds += started.elapsed().as_secs_f64();
+            nodes += choice.nodes;
+            moves += 1;
+            board.make(choice.x, choice.y, side).map_err(|e| {
+                Error::Verification(format!("the brain played an illegal move: {e}"))
+            })?;
+            side = side.other();
+        }
+        fives += u32::from(vcf::game_over(&board).is_some());
+    }
+    let rate = if seconds > 0.0 {
+        nodes as f64 / seconds
+    } else {
+        0.0
+    };
+    let games = args.repeat.max(1);
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({"bench": "brain", "games": games, "ended_with_five": fives, "moves": moves,
+                "nodes": nodes, "seconds": seconds, "nodes_per_second": rate, "ms_per_move": 50})
+        );
+    } else {
+        out!(
+            "{games} games ({fives} ended with a five), {moves} moves at 50 ms: {nodes} nodes in {seconds:.2} s of thinking, {rate:.3e} nodes/s"
+        );
     }
     Ok(0)
 }
