@@ -281,14 +281,14 @@ struct Defence {
 /// VCF verdict for `attacker`: `Some(win)`, or `None` with whether that is proven.
 fn vcf_verdict(board: &Board, attacker: Color, limits: Limits) -> Result<Option<Sequence>, ()> {
     match vcf::search(board, attacker, limits) {
-        Ok(report) => match {
+        Ok(report) => {
             count_nodes(report.nodes);
-            report.verdict
-        } {
-            Verdict::Win(sequence) => Ok(Some(sequence)),
-            Verdict::NoneExists => Ok(None),
-            Verdict::LimitReached => Err(()),
-        },
+            match report.verdict {
+                Verdict::Win(sequence) => Ok(Some(sequence)),
+                Verdict::NoneExists => Ok(None),
+                Verdict::LimitReached => Err(()),
+            }
+        }
         // A five on the board: nothing to defend or to search.
         Err(_) => Err(()),
     }
