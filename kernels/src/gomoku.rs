@@ -470,6 +470,16 @@ const fn zobrist_keys() -> [[u64; CELLS]; 2] {
     keys
 }
 
+/// The end of a VCF whose last four, `four`, left two or more five points: the defender takes
+/// the lowest, the attacker plays the next.
+#[inline(always)]
+fn two_fives(four: usize, fives: Cells) -> [u8; 3] {
+    let mut rest = fives;
+    let block = rest.pop_lowest().unwrap_or(0);
+    let five = rest.lowest().unwrap_or(0);
+    [four as u8, block as u8, five as u8]
+}
+
 /// Searches a VCF for the attacker of `position` ([`POSITION_WORDS`] words) within the
 /// limits of `tables` and writes the result ([`RESULT_WORDS`] words): the verdict and the
 /// number of moves in word 0 (`verdict | moves << 8`), the attacker moves tried in word 1, the
@@ -520,11 +530,7 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
             if let Some(open) = mine.open_four.lowest() {
                 nodes += 1;
                 board.make(open, side);
-                let fives = board.fives_through(open, side);
-                let mut rest = fives;
-                let block = rest.pop_lowest().unwrap_or(0);
-                let five = rest.lowest().unwrap_or(0);
-                tail = [open as u8, block as u8, five as u8];
+                tail = two_fives(open, board.fives_through(open, side));
                 tail_len = 3;
                 break 'search;
             }
@@ -577,10 +583,7 @@ pub fn vcf(tables: &TableWords, position: &[u64], result: &mut [u64]) {
                     continue 'search;
                 }
                 _ => {
-                    let mut rest = fives;
-                    let block = rest.pop_lowest().unwrap_or(0);
-                    let five = rest.lowest().unwrap_or(0);
-                    tail = [four as u8, block as u8, five as u8];
+                    tail = two_fives(four, fives);
                     tail_len = 3;
                     break 'search;
                 }

@@ -1119,6 +1119,7 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gomoku::board_with as board_of;
     use crate::gomoku::reference::{self, ArrayBoard};
     use kernels::rng::SplitMix64;
     use proptest::prelude::*;
@@ -1172,17 +1173,6 @@ mod tests {
             assert!(brain.handle(&format!("{x},{y},2")).is_empty());
         }
         brain.handle("DONE")
-    }
-
-    fn board_of(rule: Rule, black: &[Move], white: &[Move]) -> Board {
-        let mut board = Board::new(rule);
-        for &(x, y) in black {
-            board.make(x, y, Color::Black).unwrap();
-        }
-        for &(x, y) in white {
-            board.make(x, y, Color::White).unwrap();
-        }
-        board
     }
 
     #[test]

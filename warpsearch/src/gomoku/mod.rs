@@ -340,6 +340,20 @@ impl Threats {
     }
 }
 
+/// A board with `black` and `white` stones, for tests.
+#[cfg(test)]
+pub(crate) fn board_with(rule: Rule, black: &[(usize, usize)], white: &[(usize, usize)]) -> Board {
+    let mut board = Board::new(rule);
+    for (stones, color) in [(black, Color::Black), (white, Color::White)] {
+        for &(x, y) in stones {
+            if let Err(e) = board.make(x, y, color) {
+                panic!("a test position plays ({x}, {y}) twice: {e}");
+            }
+        }
+    }
+    board
+}
+
 /// The cells of a set of 15 row masks, row by row.
 fn cells_of(rows: &[u16; SIZE]) -> impl Iterator<Item = (usize, usize)> + '_ {
     rows.iter().enumerate().flat_map(|(y, &row)| {

@@ -482,18 +482,8 @@ fn zobrist(board: &Board) -> u64 {
 mod tests {
     use super::*;
     use crate::gomoku::Rule;
+    use crate::gomoku::board_with as board;
     use kernels::rng::SplitMix64;
-
-    fn board(rule: Rule, black: &[Move], white: &[Move]) -> Board {
-        let mut board = Board::new(rule);
-        for &(x, y) in black {
-            board.make(x, y, Color::Black).unwrap();
-        }
-        for &(x, y) in white {
-            board.make(x, y, Color::White).unwrap();
-        }
-        board
-    }
 
     fn wins(board: &Board, side: Color) -> Sequence {
         let win = solve(board, side, Limits::default())

@@ -140,22 +140,6 @@ fn board_of(position: &gomoku::parse::Position, rule: Rule) -> Result<Board, Str
     Ok(board)
 }
 
-/// The side whose turn it is by the stone counts: black when they are equal.
-fn side_to_move(position: &gomoku::parse::Position) -> Color {
-    let count = |color| {
-        position
-            .iter()
-            .flatten()
-            .filter(|s| **s == Some(color))
-            .count()
-    };
-    if count(Color::Black) > count(Color::White) {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
 fn side_name(color: Color) -> &'static str {
     match color {
         Color::Black => "x",
@@ -181,7 +165,7 @@ fn solve_one(
 ) -> Result<Solved, String> {
     use gomoku::vcf::{self, Verdict};
     let board = board_of(position, rule)?;
-    let side = side.unwrap_or_else(|| side_to_move(position));
+    let side = side.unwrap_or_else(|| vcf::side_to_move(&board));
     let started = std::time::Instant::now();
     let report = vcf::search(&board, side, limits).map_err(|e| e.to_string())?;
     let seconds = started.elapsed().as_secs_f64();
