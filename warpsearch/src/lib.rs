@@ -46,3 +46,8 @@ pub struct ReadmeDoc;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/gomoku-vcf.md")]
 pub struct GomokuVcfDoc;
+
+/// The code of docs/gomoku-brain.md, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/gomoku-brain.md")]
+pub struct GomokuBrainDoc;
