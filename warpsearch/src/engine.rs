@@ -350,6 +350,19 @@ pub fn recount<S: Search>(
     run_selection(search, backend, control, Selection::Chunks(chunks), None)
 }
 
+/// The whole of `search` on `backend`, for a caller that writes no result file: its counts
+/// and seconds, without the per-chunk record and digest that [`run`] builds for files (a
+/// search whose counts are large — a batch's answer for every unit — spends most of its host
+/// time there).
+pub fn run_counts<S: Search>(
+    search: &S,
+    backend: &Backend,
+    control: &RunControl,
+) -> Result<(S::Partial, f64)> {
+    let (run, _) = run_selection(search, backend, control, Shard::WHOLE.into(), None)?;
+    Ok((run.counts, run.seconds))
+}
+
 /// [`run`] and [`recount`]: the chunks of `selection`.
 fn run_selection<S: Search>(
     search: &S,

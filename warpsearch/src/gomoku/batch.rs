@@ -32,7 +32,7 @@ use super::table::Table;
 use super::{Board, Color, Rule, SIZE};
 use crate::engine::{self, Kernel, Launch, Search};
 use crate::error::Result;
-use crate::shard::{Partial, Shard};
+use crate::shard::Partial;
 use kernels::gomoku::{self as twin, POSITION_WORDS, RESULT_WORDS, verdict};
 
 /// What the batch found for one position.
@@ -112,8 +112,7 @@ impl Batch {
         if self.units.is_empty() {
             return Ok(Vec::new());
         }
-        let result = engine::run(self, backend, control, Shard::WHOLE, None)?;
-        let mut answers = result.counts.0;
+        let (Answers(mut answers), _) = engine::run_counts(self, backend, control)?;
         if self.nodes <= FIRST_STEP_NODES {
             return Ok(answers);
         }
