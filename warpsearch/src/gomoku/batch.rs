@@ -116,36 +116,43 @@ impl Batch {
         if self.nodes <= FIRST_STEP_NODES {
             return Ok(answers);
         }
-        // The second step: the unsettled positions on every CPU core, in the order they are.
+        // The second step: the unsettled positions on the CPU backend's threads (every core
+        // with a GPU backend), in the order they are.
         use rayon::prelude::*;
         let limits = super::vcf::Limits {
             depth: self.depth.min(kernels::gomoku::MAX_DEPTH as u32),
             nodes: self.nodes,
         };
-        answers
-            .par_iter_mut()
-            .zip(self.units.par_chunks(POSITION_WORDS))
-            .filter(|(answer, _)| answer.verdict == "limit reached")
-            .try_for_each(|(answer, unit)| {
-                if control.cancelled() {
-                    return Err(crate::Error::Interrupted);
-                }
-                let (board, side) = position_of(self.rule, unit);
-                let report = super::vcf::search(&board, side, limits)
-                    .map_err(|e| crate::Error::Verification(e.to_string()))?;
-                answer.nodes += report.nodes;
-                answer.moves.clear();
-                answer.verdict = match report.verdict {
-                    super::vcf::Verdict::Win(sequence) => {
-                        answer.moves = sequence.moves;
-                        "vcf"
+        let mut second = || {
+            answers
+                .par_iter_mut()
+                .zip(self.units.par_chunks(POSITION_WORDS))
+                .filter(|(answer, _)| answer.verdict == "limit reached")
+                .try_for_each(|(answer, unit)| {
+                    if control.cancelled() {
+                        return Err(crate::Error::Interrupted);
                     }
-                    super::vcf::Verdict::NoneExists => "none exists",
-                    super::vcf::Verdict::LimitReached => "limit reached",
-                }
-                .into();
-                Ok(())
-            })?;
+                    let (board, side) = position_of(self.rule, unit);
+                    let report = super::vcf::search(&board, side, limits)
+                        .map_err(|e| crate::Error::Verification(e.to_string()))?;
+                    answer.nodes += report.nodes;
+                    answer.moves.clear();
+                    answer.verdict = match report.verdict {
+                        super::vcf::Verdict::Win(sequence) => {
+                            answer.moves = sequence.moves;
+                            "vcf"
+                        }
+                        super::vcf::Verdict::NoneExists => "none exists",
+                        super::vcf::Verdict::LimitReached => "limit reached",
+                    }
+                    .into();
+                    Ok(())
+                })
+        };
+        match backend {
+            crate::Backend::Cpu(pool) => pool.install(second)?,
+            crate::Backend::Gpu(_) => second()?,
+        }
         Ok(answers)
     }
 }

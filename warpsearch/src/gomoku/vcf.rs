@@ -296,7 +296,7 @@ impl Solver {
         let mut moves: Vec<(u32, Move)> = mine
             .fours()
             .map(|(x, y)| {
-                let open = mine.open_fours().any(|p| p == (x, y));
+                let open = mine.at(x, y) == Some(super::Kind::OpenFour);
                 let distance = self
                     .last
                     .map_or(0, |(lx, ly)| x.abs_diff(lx).max(y.abs_diff(ly)) as u32);
