@@ -157,7 +157,7 @@ impl Candidates for u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Node<Set> {
     /// A node to search further, with its candidate choices (an empty set is a dead end; the
-    /// skeleton pops it at its next step). The tree's state now describes this node, and
+    /// skeleton pops it at its next step, or at once for a tree that copies forward). The tree's state now describes this node, and
     /// [`DepthFirst::undo`] will be called for it.
     Inner(Set),
     /// A node whose search is settled without descending: it stands for this many solutions
@@ -173,9 +173,12 @@ pub trait DepthFirst {
     /// The candidate choices at one node.
     type Set: Candidates;
     /// Whether [`undo`](Self::undo) does anything. A tree that copies its state forward on
-    /// each descent (each level in its own slab words) sets it false: the skeleton then keeps
-    /// no choice on its stack and calls no `undo`, one shared-memory store and load a node
-    /// less.
+    /// each descent sets it false: each level keeps its own slab words, and `descend` at depth
+    /// `d` reads level `d`'s words and writes only level `d + 1`'s (never a level at or above
+    /// `d`, which the walk may come back to). The skeleton then calls no `undo`, and leaves a
+    /// level in the same step as its last choice's descent, coming back straight to the
+    /// nearest level above with choices left: every step is a descent, about half the steps
+    /// of the undoing form.
     const UNDO: bool = true;
     /// Slab words the partial solution takes (the skeleton's stack follows them).
     fn state_words(&self) -> u32;
@@ -202,8 +205,9 @@ pub trait DepthFirst {
 /// `Walk::depth` when no unit is being searched.
 const IDLE: u32 = u32::MAX;
 
-/// The stack of one walk: for each level, the choices not yet tried and (for a tree that
-/// undoes) the one taken last. Level `d` sits at slab word `base + d · LEVEL_WORDS`. A set of
+/// The stack of one walk: for each level, the choices not yet tried and one more word — for a
+/// tree that undoes the choice taken last, for one that copies forward the level to come back
+/// to. Level `d` sits at slab word `base + d · (set words + 1)`. A set of
 /// up to two words on the top level lives in registers (`top`) and is written to the slab
 /// only when the walk descends below it, so a step that finds a leaf touches no stack memory.
 struct Walk<C> {
@@ -214,6 +218,9 @@ struct Walk<C> {
     /// The current level's untried choices when they are kept in registers (`CACHED`; the
     /// slab copy is stale while the level is the top); unused otherwise.
     top: C,
+    /// For a tree that copies forward: the level the walk returns to when the current one is
+    /// exhausted (the nearest level above with choices left), [`IDLE`] at the unit's root.
+    back: u32,
     /// Solutions found in the current unit.
     found: u64,
     /// Nodes visited in the current unit: one a `descend`.
@@ -236,6 +243,7 @@ impl<C: Candidates> Walk<C> {
             depth: IDLE,
             // Any value: an idle walk never reads it.
             top: C::load(slab, base),
+            back: IDLE,
             found: 0,
             nodes: 0,
         }
@@ -256,14 +264,108 @@ impl<C: Candidates> Walk<C> {
             root.store(slab, self.level::<T>(0));
         }
         self.depth = 0;
+        self.back = IDLE;
         self.found = 0;
         self.nodes = 0;
     }
 
-    /// One step: descends by the top level's lowest untried choice, or pops the level. Returns
-    /// the unit's count when this step finished it.
+    /// One step; returns the unit's count when this step finished it.
     #[inline(always)]
     fn step<T: DepthFirst<Set = C>, S: Slab>(&mut self, tree: &T, slab: &mut S) -> Option<u64> {
+        if T::UNDO {
+            self.step_undoing(tree, slab)
+        } else {
+            self.step_forward(tree, slab)
+        }
+    }
+
+    /// One step of a tree that copies forward: descends by the top level's lowest untried
+    /// choice, and in the same step leaves every level that choice exhausts, so that every
+    /// step is a descent (the built-in N-Queens counter's form).
+    ///
+    /// A level whose last choice is taken is not kept: its child's level records the level
+    /// to come back to (`back`), the nearest one above that still has choices. A child that
+    /// is a leaf, or has no choices, is not pushed; when its level has no choices left either,
+    /// the walk returns to `back` at once, reading that level's set and its own `back`. So a
+    /// node costs one step, against about two (a descent, and later a pop) in the undoing form.
+    #[inline(always)]
+    fn step_forward<T: DepthFirst<Set = C>, S: Slab>(
+        &mut self,
+        tree: &T,
+        slab: &mut S,
+    ) -> Option<u64> {
+        let depth = self.depth;
+        if depth == IDLE {
+            return None;
+        }
+        let set = if Self::CACHED {
+            self.top
+        } else {
+            C::load(slab, self.level::<T>(depth))
+        };
+        if set.is_empty() {
+            // Only a unit's root can be empty here: a level left with no choices is never kept.
+            self.depth = IDLE;
+            return Some(self.found);
+        }
+        let choice = set.lowest();
+        let rest = set.without_lowest();
+        self.nodes += 1;
+        let children = match tree.descend(slab, depth, choice, rest) {
+            Node::Inner(children) if !children.is_empty() => Some(children),
+            Node::Inner(_) => None,
+            Node::Leaves(count) => {
+                self.found += count as u64;
+                None
+            }
+        };
+        let at = self.level::<T>(depth);
+        match children {
+            Some(children) => {
+                if !rest.is_empty() {
+                    rest.store(slab, at);
+                    slab.set(at + C::WORDS, self.back);
+                    self.back = depth;
+                }
+                if Self::CACHED {
+                    self.top = children;
+                } else {
+                    children.store(slab, self.level::<T>(depth + 1));
+                }
+                self.depth = depth + 1;
+            }
+            None if rest.is_empty() => {
+                let back = self.back;
+                if back == IDLE {
+                    self.depth = IDLE;
+                    return Some(self.found);
+                }
+                let at = self.level::<T>(back);
+                if Self::CACHED {
+                    self.top = C::load(slab, at);
+                }
+                self.back = slab.get(at + C::WORDS);
+                self.depth = back;
+            }
+            None => {
+                if Self::CACHED {
+                    self.top = rest;
+                } else {
+                    rest.store(slab, at);
+                }
+            }
+        }
+        None
+    }
+
+    /// One step of a tree that undoes: descends by the top level's lowest untried choice, or
+    /// pops the level and undoes the choice that made it.
+    #[inline(always)]
+    fn step_undoing<T: DepthFirst<Set = C>, S: Slab>(
+        &mut self,
+        tree: &T,
+        slab: &mut S,
+    ) -> Option<u64> {
         let depth = self.depth;
         if depth == IDLE {
             return None;
@@ -320,15 +422,15 @@ impl<C: Candidates> Walk<C> {
     }
 }
 
-/// Slab words a level of the skeleton's stack takes: the set, and the choice when the tree
-/// undoes.
+/// Slab words a level of the skeleton's stack takes: the set, and one word more — the choice
+/// taken when the tree undoes, the level to come back to when it copies forward.
 #[inline(always)]
 const fn level_words<T: DepthFirst>() -> u32 {
-    T::Set::WORDS + T::UNDO as u32
+    T::Set::WORDS + 1
 }
 
-/// Slab words a walk of `tree` needs: its state and the stack (one set a level, and the
-/// choice when the tree undoes). Give each GPU thread this many words of shared memory
+/// Slab words a walk of `tree` needs: its state and the stack (a set and one more word a
+/// level). Give each GPU thread this many words of shared memory
 /// (`4 ×` bytes).
 #[inline(always)]
 pub fn slab_words<T: DepthFirst>(tree: &T) -> u32 {
@@ -699,6 +801,95 @@ mod tests {
             let number = state.get(1) - 1;
             state.set(1, number);
             state.set(0, state.get(0) - choice * number);
+        }
+    }
+
+    /// [`Sums`] as a tree that copies forward: level d's running sum in slab word d, with a
+    /// sum past the target a dead end (an empty set) so that the walk meets dead ends,
+    /// leaves and exhausted levels in every order.
+    struct ForwardSums {
+        n: u32,
+        target: u32,
+    }
+
+    impl DepthFirst for ForwardSums {
+        type Set = u32;
+        const UNDO: bool = false;
+        fn state_words(&self) -> u32 {
+            self.n + 3
+        }
+        fn max_depth(&self) -> u32 {
+            self.n + 1
+        }
+        fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
+            let first = unit[0] as u32;
+            state.set(0, 0);
+            state.set(self.n + 2, first);
+            if first > self.n { 0 } else { 0b10 }
+        }
+        fn descend<S: Slab>(&self, state: &mut S, depth: u32, choice: u32, _: u32) -> Node<u32> {
+            let number = state.get(self.n + 2) + depth;
+            let sum = state.get(depth) + choice * number;
+            if number == self.n {
+                return Node::Leaves((sum == self.target) as u32);
+            }
+            state.set(depth + 1, sum);
+            Node::Inner(if sum > self.target { 0 } else { 0b11 })
+        }
+        fn undo<S: Slab>(&self, _: &mut S, _: u32, _: u32) {}
+    }
+
+    #[test]
+    fn a_tree_that_copies_forward_finds_what_the_undoing_form_finds() {
+        for (n, target) in [(0, 0), (1, 1), (6, 4), (11, 20), (13, 30)] {
+            let (undoing, forward) = (Sums { n, target }, ForwardSums { n, target });
+            let mut total = 0;
+            for unit in 0..n as u64 + 2 {
+                let a = walk_unit_with_nodes(&undoing, &[unit], &mut [0u32; 64]);
+                let b = walk_unit_with_nodes(&forward, &[unit], &mut [0u32; 64]);
+                // The same descents, minus those below a dead end the forward tree prunes.
+                assert_eq!(a.found, b.found, "n {n}, unit {unit}");
+                assert!(b.nodes <= a.nodes, "n {n}, unit {unit}");
+                total += b.found;
+            }
+            // Every non-empty subset once, by its smallest number (the unit n + 1 finds none).
+            let by_hand = (1u32..1 << (n + 1))
+                .filter(|s| (0..=n).filter(|b| s >> b & 1 == 1).sum::<u32>() == target)
+                .count() as u64;
+            assert_eq!(total, by_hand, "n {n}");
+        }
+        // With nothing pruned the two forms descend the same nodes.
+        let (undoing, forward) = (
+            Sums { n: 9, target: 1000 },
+            ForwardSums { n: 9, target: 1000 },
+        );
+        for unit in 0..11u64 {
+            let a = walk_unit_with_nodes(&undoing, &[unit], &mut [0u32; 64]);
+            let b = walk_unit_with_nodes(&forward, &[unit], &mut [0u32; 64]);
+            assert_eq!(a, b, "unit {unit}");
+        }
+    }
+
+    #[test]
+    fn the_kernel_loop_walks_a_forward_tree_as_the_cpu_twin_does() {
+        let tree = ForwardSums { n: 12, target: 25 };
+        let units: Vec<u64> = (0..90).map(|i| i % 15).collect();
+        let mut results = std::vec![u64::MAX; 2 * units.len()];
+        walk_as_one_warp(
+            &tree,
+            &units,
+            1,
+            &mut results,
+            Report::CountsAndNodes,
+            || [0u32; 64],
+        );
+        for (i, &unit) in units.iter().enumerate() {
+            let walked = walk_unit_with_nodes(&tree, &[unit], &mut [0u32; 64]);
+            assert_eq!(
+                results[2 * i..2 * i + 2],
+                [walked.found, walked.nodes],
+                "unit {i}"
+            );
         }
     }
 
