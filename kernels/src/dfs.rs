@@ -200,6 +200,29 @@ pub trait DepthFirst {
     /// Takes back the choice `choice` that [`descend`](Self::descend) made at `depth`
     /// (called only when it answered [`Node::Inner`]).
     fn undo<S: Slab>(&self, state: &mut S, depth: u32, choice: u32);
+    /// [`undo`](Self::undo) when `undo` is true (answering `Node::Leaves(0)`, which the
+    /// skeleton ignores), else [`descend`](Self::descend): the one call the skeleton makes for a
+    /// tree that undoes. The default calls one or the other. A tree whose undo retraces its
+    /// descent — the same loop over the same state, each change taken back (an XOR undoes an
+    /// XOR) — overrides it with one body for both: on the GPU, the lanes of a warp that undo
+    /// and those that descend then run the same instructions together, where otherwise one
+    /// group waits while the other runs (examples/costas: see its `descend_or_undo`).
+    #[inline(always)]
+    fn descend_or_undo<S: Slab>(
+        &self,
+        state: &mut S,
+        depth: u32,
+        choice: u32,
+        rest: Self::Set,
+        undo: bool,
+    ) -> Node<Self::Set> {
+        if undo {
+            self.undo(state, depth, choice);
+            Node::Leaves(0)
+        } else {
+            self.descend(state, depth, choice, rest)
+        }
+    }
 }
 
 /// `Walk::depth` when no unit is being searched.
@@ -375,41 +398,42 @@ impl<C: Candidates> Walk<C> {
         } else {
             C::load(slab, self.level::<T>(depth))
         };
-        if set.is_empty() {
-            if depth == 0 {
-                self.depth = IDLE;
-                return Some(self.found);
-            }
-            let parent = depth - 1;
-            let at = self.level::<T>(parent);
-            if T::UNDO {
-                let choice = slab.get(at + C::WORDS);
-                tree.undo(slab, parent, choice);
-            }
+        let undoing = set.is_empty();
+        if undoing && depth == 0 {
+            self.depth = IDLE;
+            return Some(self.found);
+        }
+        // Descending: the top level's lowest choice. Undoing: the choice its parent took. One
+        // call to the tree for both, so that a tree whose undo retraces its descent
+        // (`DepthFirst::descend_or_undo`) runs the same instructions in every lane.
+        let at_depth = if undoing { depth - 1 } else { depth };
+        let at = self.level::<T>(at_depth);
+        let (choice, rest) = if undoing {
+            (slab.get(at + C::WORDS), set)
+        } else {
+            (set.lowest(), set.without_lowest())
+        };
+        let node = tree.descend_or_undo(slab, at_depth, choice, rest, undoing);
+        if undoing {
             if Self::CACHED {
                 self.top = C::load(slab, at);
             }
-            self.depth = parent;
+            self.depth = at_depth;
             return None;
         }
-        let choice = set.lowest();
-        let rest = set.without_lowest();
         self.nodes += 1;
-        match tree.descend(slab, depth, choice, rest) {
+        match node {
             Node::Leaves(count) => {
                 self.found += count as u64;
                 if Self::CACHED {
                     self.top = rest;
                 } else {
-                    rest.store(slab, self.level::<T>(depth));
+                    rest.store(slab, at);
                 }
             }
             Node::Inner(children) => {
-                let at = self.level::<T>(depth);
                 rest.store(slab, at);
-                if T::UNDO {
-                    slab.set(at + C::WORDS, choice);
-                }
+                slab.set(at + C::WORDS, choice);
                 if Self::CACHED {
                     self.top = children;
                 } else {

@@ -298,6 +298,12 @@ pub fn predict<S: Search>(
             search.problem()
         )));
     }
+    if let Some((units, lanes)) = sample_underfills(search, backend)? {
+        return Err(Error::InvalidArgument(format!(
+            "a sample cannot time {} on this GPU: a chunk holds {units} units and the GPU runs {lanes} at once, so a sample's launch lasts as long as its longest unit; estimate the nodes with probes instead",
+            search.problem()
+        )));
+    }
     let started = std::time::Instant::now();
     let units = search.units();
     let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS.max(1)).collect();
@@ -315,6 +321,32 @@ pub fn predict<S: Search>(
     })
 }
 
+/// Whether a sample of `search`'s chunks is too small to time a run on `backend`: on a GPU,
+/// `Some((units a chunk holds, lanes the GPU runs at once))` when a chunk holds fewer units
+/// than the GPU has lanes. A launch of fewer units lasts as long as its longest unit (one
+/// lane's work), so a sample timed so would predict a run several times too long: a search
+/// on the depth-first skeleton, whose whole list fills a GPU only a few times over, is such
+/// a case (nqueens-simple N = 20 on an H100: 62 s predicted, 13.7 s counted). `None` on the
+/// CPU, whose threads a chunk always fills.
+pub fn sample_underfills<S: Search>(search: &S, backend: &Backend) -> Result<Option<(u64, u64)>> {
+    let Backend::Gpu(gpus) = backend else {
+        return Ok(None);
+    };
+    let Some(kernel) = search.kernel() else {
+        return Ok(None);
+    };
+    let units = (search.units().len() / S::UNIT_WORDS.max(1)) as u64;
+    let per_chunk = units / units.clamp(1, CHUNKS as u64);
+    let device = gpus.first();
+    let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
+    let shape = search.launch();
+    let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
+    let lanes = u64::from(device.resident_blocks(&function, shape.block, shared)?)
+        * u64::from(shape.block)
+        * u64::from(device.multiprocessors);
+    Ok((per_chunk < lanes).then_some((per_chunk, lanes)))
+}
+
 /// Chunks a search's work list is grouped into (fewer when there are fewer units).
 pub const CHUNKS: usize = 256;
 
@@ -329,7 +361,10 @@ pub fn run<S: Search>(
     checkpoint: Option<&CheckpointFile>,
 ) -> Result<ShardResult<S::Partial>> {
     let (run, partition) = run_selection(search, backend, control, shard.into(), checkpoint)?;
-    run.into_result(partition, shard, backend)
+    let mut trace = Trace::start();
+    let result = run.into_result(partition, shard, backend);
+    trace.mark("the result's chunk records");
+    result
 }
 
 /// Runs the chunks `chunks` of `search`'s work list on `backend`: what a verify recounts
@@ -376,7 +411,9 @@ fn run_selection<S: Search>(
             "a search's units and results need at least one word each".into(),
         ));
     }
+    let mut trace = Trace::start();
     let units = search.units();
+    trace.mark("the work list");
     if !units.len().is_multiple_of(S::UNIT_WORDS) {
         return Err(Error::InvalidArgument(format!(
             "{} words of units is not a whole number of {}-word units",
@@ -387,6 +424,7 @@ fn run_selection<S: Search>(
     let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS).collect();
     let chunks = list.len().clamp(1, CHUNKS) as u32;
     let partition = Partition::new(search.problem(), search.size(), &list, chunks);
+    trace.mark("the partition into chunks");
     let kernel = match backend {
         Backend::Gpu(_) => Some(
             search
@@ -414,6 +452,7 @@ fn run_selection<S: Search>(
                       report: &dyn Fn(u32, S::Partial) -> Result<()>|
      -> Result<()> {
         let mut device_params = None;
+        let mut trace = Trace::start();
         loop {
             let batch = source.batch()?;
             if batch.is_empty() {
@@ -424,16 +463,29 @@ fn run_selection<S: Search>(
                 (Backend::Gpu(gpus), Some(kernel)) => {
                     let device = &gpus.lanes()[worker];
                     if device_params.is_none() {
+                        trace.mark("taking the first chunks");
                         device_params = Some(
                             upload_params(device, &params)
                                 .map_err(|e| crate::shard::on_device(gpus, device, e))?,
                         );
+                        trace.mark("copying the parameters");
                     }
-                    let words: Vec<u64> = ranges
-                        .iter()
-                        .flat_map(|r| units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter())
-                        .copied()
-                        .collect();
+                    // Chunks next to each other (a run on one GPU takes them all, in order)
+                    // are one slice of the work list: no copy of it.
+                    let adjacent = ranges.windows(2).all(|pair| pair[0].end == pair[1].start);
+                    let words: std::borrow::Cow<[u64]> = match (ranges.first(), ranges.last()) {
+                        (Some(first), Some(last)) if adjacent => std::borrow::Cow::Borrowed(
+                            &units[first.start * S::UNIT_WORDS..last.end * S::UNIT_WORDS],
+                        ),
+                        _ => ranges
+                            .iter()
+                            .flat_map(|r| {
+                                units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter()
+                            })
+                            .copied()
+                            .collect(),
+                    };
+                    trace.mark("the chunks' units in one list");
                     run_gpu::<S>(
                         device,
                         kernel,
@@ -452,6 +504,7 @@ fn run_selection<S: Search>(
                     return Err(Error::Verification("a GPU run without its kernel".into()));
                 }
             };
+            trace.mark("the launch");
             let mut offset = 0;
             for (&chunk, range) in batch.iter().zip(&ranges) {
                 let words = range.len() * S::RESULT_WORDS;
@@ -462,11 +515,13 @@ fn run_selection<S: Search>(
                 )?;
                 offset += words;
             }
+            trace.mark("reporting the chunks");
         }
     };
     let run = run_chunks(
         &partition, selection, checkpoint, control, &workers, run_worker,
     )?;
+    trace.mark("the chunks");
     Ok((run, partition))
 }
 
@@ -509,6 +564,27 @@ fn upload_params(device: &GpuDevice, params: &[u64]) -> Result<cudarc::driver::C
     )?)
 }
 
+/// With `WARPSEARCH_TRACE` set, the time each phase of a run took, on stderr: where a short
+/// run's time goes (the work list, the copies, the kernel, the results).
+struct Trace(Option<std::time::Instant>);
+
+impl Trace {
+    fn start() -> Trace {
+        Trace(std::env::var_os("WARPSEARCH_TRACE").map(|_| std::time::Instant::now()))
+    }
+
+    /// Prints the time since the last mark as `what`'s.
+    fn mark(&mut self, what: &str) {
+        if let Some(last) = &mut self.0 {
+            eprintln!(
+                "trace: {what}: {:.3} ms",
+                last.elapsed().as_secs_f64() * 1e3
+            );
+            *last = std::time::Instant::now();
+        }
+    }
+}
+
 /// The units `words` in one launch of `kernel` on `device` (the calling convention of the
 /// module's documentation), with Ctrl-C and the shared bound kept in step; their results in
 /// order.
@@ -524,7 +600,9 @@ fn run_gpu<S: Search>(
     let count = words.len() / S::UNIT_WORDS;
     let count32 = u32::try_from(count)
         .map_err(|_| GpuError::Unsupported(format!("{count} units in one launch")))?;
+    let mut trace = Trace::start();
     let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
+    trace.mark("loading the kernel");
     let stream = device.stream();
     if shape.block == 0 || !shape.block.is_multiple_of(32) {
         return Err(Error::InvalidArgument(format!(
@@ -534,6 +612,7 @@ fn run_gpu<S: Search>(
     }
     let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
     let blocks = device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
+    trace.mark("the occupancy query");
     let device_units = step("copying units", stream.clone_htod(words))?;
     let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
     let results = step(
@@ -545,6 +624,7 @@ fn run_gpu<S: Search>(
         stream.clone_htod(&[bound.map_or(u64::MAX, SharedBound::get)]),
     )?;
     device.synchronize()?;
+    trace.mark("copying the units and allocating");
     let next = control_words.slice(0..1);
     let cancel = control_words.slice(1..2);
     let mut launch = stream.launch_builder(&function);
@@ -563,6 +643,7 @@ fn run_gpu<S: Search>(
     step(&format!("launching {}", kernel.name), unsafe {
         launch.launch(launch_config(blocks, shape.block, shared))
     })?;
+    trace.mark("launching");
     let progress = control.progress_bar(count as u64, kernel.name);
     // Keep the GPU's copy of the bound and the run's in step: each takes the lower.
     let exchange = |bound: &SharedBound| -> Result<()> {
@@ -581,9 +662,13 @@ fn run_gpu<S: Search>(
     });
     progress.finish();
     watched?;
+    trace.mark("the kernel (launch to finish)");
     // The last word on the bound, after the kernel: what it found is the run's now.
     bound.map_or(Ok(()), exchange)?;
     let results = step("reading results", stream.clone_dtoh(&results))?;
     device.synchronize()?;
-    Ok(results[..count * S::RESULT_WORDS].to_vec())
+    trace.mark("reading the results");
+    let mut results = results;
+    results.truncate(count * S::RESULT_WORDS);
+    Ok(results)
 }

@@ -181,6 +181,13 @@ impl GpuDevice {
         let monitor = ctx
             .new_stream()
             .map_err(|e| GpuError::driver("creating a stream", e))?;
+        // The context's first allocation and copy set up its memory (about 10 ms on an H100):
+        // part of opening the GPU, as making the threads is part of making the CPU backend,
+        // not of the first search's time.
+        stream
+            .clone_htod(&[0u32])
+            .and_then(|_first| stream.synchronize())
+            .map_err(|e| GpuError::driver("a first copy to the GPU", e))?;
         Ok(GpuDevice {
             ordinal,
             ctx,

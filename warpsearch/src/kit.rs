@@ -206,58 +206,78 @@ fn stop_on_interrupt() -> Result<Arc<AtomicBool>, Error> {
     Ok(stop)
 }
 
-/// `--estimate`: a sample run on the chosen devices, or with `--probes` Knuth's random paths.
+/// `--estimate`: a sample run on the chosen devices, or with `--probes` Knuth's random paths
+/// (also when a sample could not fill the GPU: [`engine::sample_underfills`]).
 fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCode, Error> {
-    let mut value = if let Some(probes) = args.probes {
-        let estimate = engine::estimate(search, probes, args.seed)?;
-        if !args.json {
-            println!(
-                "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} units, seed {})",
-                search.problem(),
-                search.size(),
-                estimate.nodes,
-                estimate.low,
-                estimate.high,
-                estimate.probes,
-                estimate.units,
-                args.seed
-            );
+    let selected = match args.probes {
+        Some(_) => None,
+        None => {
+            if !(budget > 0.0 && budget.is_finite()) {
+                return Err(Error::InvalidArgument(format!(
+                    "--estimate=SECONDS wants a positive number of seconds; got {budget}"
+                )));
+            }
+            Some(select(search, args)?)
         }
-        let mut value =
-            serde_json::to_value(&estimate).map_err(|e| Error::Verification(e.to_string()))?;
-        value["seed"] = args.seed.into();
-        value
-    } else {
-        if !(budget > 0.0 && budget.is_finite()) {
-            return Err(Error::InvalidArgument(format!(
-                "--estimate=SECONDS wants a positive number of seconds; got {budget}"
-            )));
+    };
+    let underfilled = match &selected {
+        Some(selected) => engine::sample_underfills(search, &selected.backend)?,
+        None => None,
+    };
+    let mut value = match (&selected, underfilled) {
+        (Some(selected), None) => {
+            let control = RunControl::quiet().with_cancel(stop_on_interrupt()?);
+            let prediction = engine::predict(search, &selected.backend, &control, budget)?;
+            if !args.json {
+                println!(
+                    "{} {}: about {:.3e} nodes (95 %: {:.3e} – {:.3e}), about {:.3} s on {} ({:.3} – {:.3} s)",
+                    search.problem(),
+                    search.size(),
+                    prediction.nodes,
+                    prediction.nodes_low,
+                    prediction.nodes_high,
+                    prediction.seconds,
+                    selected.backend.describe(),
+                    prediction.seconds_low,
+                    prediction.seconds_high
+                );
+                println!(
+                    "  from running {} of its {} chunks there ({:.3} s in all)",
+                    prediction.sample_chunks, prediction.chunks, prediction.sample_seconds
+                );
+            }
+            let mut value = serde_json::to_value(&prediction)
+                .map_err(|e| Error::Verification(e.to_string()))?;
+            value["backend"] = selected.backend.describe().into();
+            value
         }
-        let selected = select(search, args)?;
-        let control = RunControl::quiet().with_cancel(stop_on_interrupt()?);
-        let prediction = engine::predict(search, &selected.backend, &control, budget)?;
-        if !args.json {
-            println!(
-                "{} {}: about {:.3e} nodes (95 %: {:.3e} – {:.3e}), about {:.3} s on {} ({:.3} – {:.3} s)",
-                search.problem(),
-                search.size(),
-                prediction.nodes,
-                prediction.nodes_low,
-                prediction.nodes_high,
-                prediction.seconds,
-                selected.backend.describe(),
-                prediction.seconds_low,
-                prediction.seconds_high
-            );
-            println!(
-                "  from running {} of its {} chunks there ({:.3} s in all)",
-                prediction.sample_chunks, prediction.chunks, prediction.sample_seconds
-            );
+        _ => {
+            let probes = args.probes.unwrap_or(PREVIEW_PROBES);
+            let estimate = engine::estimate(search, probes, args.seed)?;
+            if !args.json {
+                println!(
+                    "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} units, seed {})",
+                    search.problem(),
+                    search.size(),
+                    estimate.nodes,
+                    estimate.low,
+                    estimate.high,
+                    estimate.probes,
+                    estimate.units,
+                    args.seed
+                );
+                if let Some((units, lanes)) = underfilled {
+                    println!("  {}", no_time(units, lanes));
+                }
+            }
+            let mut value =
+                serde_json::to_value(&estimate).map_err(|e| Error::Verification(e.to_string()))?;
+            value["seed"] = args.seed.into();
+            if let Some((units, lanes)) = underfilled {
+                value["no_time"] = no_time(units, lanes).into();
+            }
+            value
         }
-        let mut value =
-            serde_json::to_value(&prediction).map_err(|e| Error::Verification(e.to_string()))?;
-        value["backend"] = selected.backend.describe().into();
-        value
     };
     if args.json {
         value["estimate"] = true.into();
@@ -268,10 +288,18 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-/// Probes a preview makes for its rough guess of the nodes (no device time).
+/// Probes a preview makes for its rough guess of the nodes (no device time), and an
+/// `--estimate` whose sample could not fill the GPU.
 const PREVIEW_PROBES: u64 = 256;
+
+/// Why an estimate on a GPU gives no time ([`engine::sample_underfills`]).
+fn no_time(units: u64, lanes: u64) -> String {
+    format!(
+        "no time estimate: a sample of chunks of {units} units would not fill this GPU's {lanes} lanes, and a launch that does not fill it lasts as long as its longest unit"
+    )
+}
 /// The rough guess's nodes a second on one GPU: below the fastest search on the skeleton
-/// (nqueens-simple, 2.1·10¹¹ on an H100; docs/BENCHMARKS.md), so that slower searches still
+/// (nqueens-simple, 2.7·10¹¹ on an H100; docs/BENCHMARKS.md), so that slower searches still
 /// get their estimate.
 const GUESS_PER_GPU: f64 = 1e11;
 /// The rough guess's nodes a second on one CPU thread.
@@ -294,9 +322,27 @@ fn preview<S: Search>(
     };
     let guess = preview::rough_seconds(rough.nodes, backend, GUESS_PER_GPU, GUESS_PER_THREAD);
     let what = format!("{} {}", search.problem(), search.size());
-    let line = preview::first_line(&what, guess, 1.0 / f64::from(shard.of), backend, |budget| {
-        engine::predict(search, backend, control, budget)
-    })?;
+    let share = 1.0 / f64::from(shard.of);
+    if guess * share < preview::FROM_GUESS {
+        return Ok(());
+    }
+    // Where a sample cannot time the run, the probes' nodes are what there is to say.
+    let underfilled = engine::sample_underfills(search, backend).unwrap_or(None);
+    let line = match underfilled {
+        Some((units, lanes)) => (guess * share > preview::ABOVE).then(|| {
+            format!(
+                "{what}: about {:.3e} nodes (95 %: {:.3e} – {:.3e}, from {} random probes); {}",
+                rough.nodes * share,
+                rough.low * share,
+                rough.high * share,
+                rough.probes,
+                no_time(units, lanes)
+            )
+        }),
+        None => preview::first_line(&what, guess, share, backend, |budget| {
+            engine::predict(search, backend, control, budget)
+        })?,
+    };
     match (line, args.json) {
         (Some(line), true) => eprintln!("{line}"),
         (Some(line), false) => println!("{line}"),

@@ -291,25 +291,53 @@ impl<const WIDE: bool> DepthFirst for CostasTree<WIDE> {
     }
 
     #[inline(always)]
-    fn descend<S: Slab>(&self, state: &mut S, _depth: u32, column: u32, _rest: u32) -> Node<u32> {
+    fn descend<S: Slab>(&self, state: &mut S, depth: u32, column: u32, rest: u32) -> Node<u32> {
+        self.descend_or_undo(state, depth, column, rest, false)
+    }
+
+    #[inline(always)]
+    fn undo<S: Slab>(&self, state: &mut S, depth: u32, column: u32) {
+        self.descend_or_undo(state, depth, column, 0, true);
+    }
+
+    /// Placing a dot sets one bit of each distance's difference mask, and taking it back
+    /// clears the same bits: one loop, toggling (XOR), does both. So on the GPU the lanes
+    /// that undo and the lanes that descend run this loop together instead of one after the
+    /// other; the forbidden columns it also gathers are used only by a descent.
+    #[inline(always)]
+    fn descend_or_undo<S: Slab>(
+        &self,
+        state: &mut S,
+        _depth: u32,
+        column: u32,
+        _rest: u32,
+        undo: bool,
+    ) -> Node<u32> {
         let rows = state.get(Self::ROWS);
-        if rows + 1 == self.n {
+        if !undo && rows + 1 == self.n {
             return Node::Leaves(1);
         }
+        // The row whose dot is placed (descending) or taken back (undoing).
+        let row = rows - undo as u32;
         let shift = column + self.n - 1;
-        let last = rows + 2 == self.n;
+        let last = !undo && rows + 2 == self.n;
         // The child's difference masks, and from them the columns its next row may take:
-        // distance d's anchor is the child's row rows + 1 − d (the new column for d = 1).
+        // distance d's anchor is the child's row row + 1 − d (the new column for d = 1).
         let mut forbidden = state.get(Self::USED) | 1 << column;
         let mut anchor = column;
-        for distance in 1..=rows {
-            let above = self.column(state, rows - distance);
-            let differences = self.differences(state, distance) | 1 << (shift - above);
+        for distance in 1..=row {
+            let above = self.column(state, row - distance);
+            let differences = self.differences(state, distance) ^ 1 << (shift - above);
             if !last {
                 self.set_differences(state, distance, differences);
             }
             forbidden |= (differences >> (self.n - 1 - anchor)) as u32;
             anchor = above;
+        }
+        if undo {
+            state.set(Self::USED, state.get(Self::USED) & !(1 << column));
+            state.set(Self::ROWS, row);
+            return Node::Leaves(0);
         }
         let children = self.all_columns() & !forbidden;
         if last {
@@ -320,19 +348,6 @@ impl<const WIDE: bool> DepthFirst for CostasTree<WIDE> {
         state.set(Self::USED, state.get(Self::USED) | 1 << column);
         state.set(Self::ROWS, rows + 1);
         Node::Inner(children)
-    }
-
-    #[inline(always)]
-    fn undo<S: Slab>(&self, state: &mut S, _depth: u32, column: u32) {
-        let rows = state.get(Self::ROWS) - 1;
-        let shift = column + self.n - 1;
-        for distance in 1..=rows {
-            let above = self.column(state, rows - distance);
-            let differences = self.differences(state, distance) & !(1 << (shift - above));
-            self.set_differences(state, distance, differences);
-        }
-        state.set(Self::USED, state.get(Self::USED) & !(1 << column));
-        state.set(Self::ROWS, rows);
     }
 }
 
