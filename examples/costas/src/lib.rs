@@ -10,7 +10,7 @@
 //! # Ok::<(), warpsearch::Error>(())
 //! ```
 
-use costas_kernels::{MAX_N, MAX_PREFIX, count_unit, prefixes, probe_unit};
+use costas_kernels::{MAX_N, MAX_PREFIX, prefixes, probe_unit, search_unit};
 use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
 use warpsearch::shard::Shard;
 use warpsearch::{Backend, Error, Result, RunControl};
@@ -39,16 +39,22 @@ pub struct Costas {
     pub n: u32,
 }
 
-/// What adds up: arrays found.
+/// What adds up: arrays found, and the nodes the search visited to find them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Arrays(pub u64);
+pub struct Arrays {
+    /// Costas arrays.
+    pub count: u64,
+    /// Nodes visited (one a descent of the skeleton).
+    pub nodes: u64,
+}
 
 impl Partial for Arrays {
     fn add(&mut self, other: &Self) {
-        self.0 += other.0;
+        self.count += other.count;
+        self.nodes += other.nodes;
     }
     fn nodes(&self) -> u128 {
-        self.0.into()
+        self.nodes.into()
     }
 }
 
@@ -83,7 +89,7 @@ impl Costas {
 impl Search for Costas {
     type Partial = Arrays;
     const UNIT_WORDS: usize = 1;
-    const RESULT_WORDS: usize = 1;
+    const RESULT_WORDS: usize = 2;
 
     fn problem(&self) -> &str {
         "costas"
@@ -104,11 +110,19 @@ impl Search for Costas {
     }
 
     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
-        result[0] = count_unit(self.n, unit[0]);
+        let walked = search_unit(self.n, unit[0]);
+        result.copy_from_slice(&[walked.found, walked.nodes]);
     }
 
     fn partial(&self, results: &[u64]) -> Arrays {
-        Arrays(results.iter().sum())
+        let mut sum = Arrays::default();
+        for walked in results.chunks(2) {
+            sum.add(&Arrays {
+                count: walked[0],
+                nodes: walked[1],
+            });
+        }
+        sum
     }
 
     fn kernel(&self) -> Option<Kernel> {
@@ -151,7 +165,7 @@ pub fn count(n: u32, backend: &Backend, control: &RunControl) -> Result<Counted>
         )));
     }
     let result = engine::run(&Costas { n }, backend, control, Shard::WHOLE, None)?;
-    let count = result.counts.0;
+    let count = result.counts.count;
     Ok(Counted {
         n,
         count,

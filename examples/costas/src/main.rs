@@ -24,14 +24,15 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let n = args.n;
     kit::run(&Costas { n }, &args.run, |arrays: &Arrays, seconds| {
-        let known_match = known(n).map(|k| k == arrays.0);
+        let known_match = known(n).map(|k| k == arrays.count);
         Answer {
             json: serde_json::json!({
-                "n": n, "count": arrays.0, "seconds": seconds, "known_match": known_match,
+                "n": n, "count": arrays.count, "nodes": arrays.nodes, "seconds": seconds,
+                "known_match": known_match,
             }),
             text: format!(
                 "Costas arrays of order {n}: {} ({seconds:.3} s) — {}",
-                arrays.0,
+                arrays.count,
                 match known_match {
                     Some(true) => "matches OEIS A008404",
                     Some(false) => "DOES NOT MATCH OEIS A008404",

@@ -9,7 +9,7 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 
-use kernels::dfs::{DepthFirst, Node, walk_unit};
+use kernels::dfs::{DepthFirst, Node, Walked, walk_unit_with_nodes};
 use kernels::slab::Slab;
 
 /// Largest order searched: columns fit 6 bits in a unit, and the differences of a distance
@@ -351,14 +351,15 @@ impl<const WIDE: bool> DepthFirst for CostasTree<WIDE> {
     }
 }
 
-/// The Costas arrays of order `n` that start with the unit `word`: what one GPU lane (or one
-/// CPU task) computes, here with the CPU twin of warpsearch's skeleton.
-pub fn count_unit(n: u32, word: u64) -> u64 {
+/// The Costas arrays of order `n` that start with the unit `word`, and the nodes the search
+/// visited: what one GPU lane (or one CPU task) computes, here with the CPU twin of
+/// warpsearch's skeleton.
+pub fn search_unit(n: u32, word: u64) -> Walked {
     let mut slab = [0u32; SLAB_WORDS];
     if n <= NARROW_MAX_N {
-        walk_unit(&CostasTree::<false> { n }, &[word], &mut slab)
+        walk_unit_with_nodes(&CostasTree::<false> { n }, &[word], &mut slab)
     } else {
-        walk_unit(&CostasTree::<true> { n }, &[word], &mut slab)
+        walk_unit_with_nodes(&CostasTree::<true> { n }, &[word], &mut slab)
     }
 }
 
@@ -392,7 +393,8 @@ pub fn probe_unit(n: u32, word: u64, pick: &mut dyn FnMut(u32) -> u32) -> f64 {
 ///
 /// # Safety
 /// The engine's calling convention: `params[0]` is n; `units` holds `count` words; `next`
-/// and `cancel` are zeroed device words; `results` holds `count` words; whole-warp blocks,
+/// and `cancel` are zeroed device words; `results` holds `2 × count` words (each unit's
+/// arrays and nodes); whole-warp blocks,
 /// each thread with `4 · slab_words` bytes of dynamic shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
@@ -410,10 +412,10 @@ pub unsafe extern "ptx-kernel" fn costas_count(
         // The order is the same in every lane: a uniform branch between two instantiations.
         if n <= NARROW_MAX_N {
             let tree = CostasTree::<false> { n };
-            kernels::dfs::walk_units(&tree, units, 1, count, &*next, &*cancel, results);
+            kernels::dfs::walk_units_with_nodes(&tree, units, 1, count, &*next, &*cancel, results);
         } else {
             let tree = CostasTree::<true> { n };
-            kernels::dfs::walk_units(&tree, units, 1, count, &*next, &*cancel, results);
+            kernels::dfs::walk_units_with_nodes(&tree, units, 1, count, &*next, &*cancel, results);
         }
     }
 }
@@ -460,13 +462,20 @@ mod tests {
         let mut units = std::vec::Vec::new();
         prefixes(n, 3, &mut |word| units.push(word));
         let tree = CostasTree::<false> { n };
-        let mut results = std::vec![u64::MAX; units.len()];
-        walk_as_one_warp(&tree, &units, 1, &mut results, Report::Counts, || {
-            [0u32; SLAB_WORDS]
-        });
-        for (unit, &counted) in units.iter().zip(&results) {
-            assert_eq!(counted, count_unit(n, *unit));
+        let mut results = std::vec![u64::MAX; 2 * units.len()];
+        walk_as_one_warp(
+            &tree,
+            &units,
+            1,
+            &mut results,
+            Report::CountsAndNodes,
+            || [0u32; SLAB_WORDS],
+        );
+        for (unit, walked) in units.iter().zip(results.chunks(2)) {
+            let twin = search_unit(n, *unit);
+            assert_eq!(walked, [twin.found, twin.nodes]);
         }
-        assert_eq!(results.iter().sum::<u64>(), 760, "OEIS A008404(9)");
+        let arrays: u64 = results.chunks(2).map(|walked| walked[0]).sum();
+        assert_eq!(arrays, 760, "OEIS A008404(9)");
     }
 }
