@@ -13,12 +13,17 @@
 //!
 //! One step of the walk is one visited node: take the lowest untried candidate of the top
 //! level and [`descend`](DepthFirst::descend), or pop an exhausted level and
-//! [`undo`](DepthFirst::undo) the choice that made it. On the GPU the 32 lanes take their
-//! steps together; a lane whose unit is done claims the next one (one warp-aggregated atomic
-//! for every lane that needs a unit) while the others go on, so units of very different
-//! sizes keep the warp busy. What a step costs beyond the tree's own code: one shared-memory
-//! load and store of the level's set, a vote that asks whether any lane needs a unit, and the
-//! branch on the outcome.
+//! [`undo`](DepthFirst::undo) the choice that made it — both through one call,
+//! [`descend_or_undo`](DepthFirst::descend_or_undo), which a tree whose undo retraces its
+//! descent writes as one body so that a warp's lanes run it together. A tree that copies its
+//! state forward ([`DepthFirst::UNDO`] false) never spends a step only popping: a level whose
+//! last choice is taken is left in that step, and the walk comes back straight to the nearest
+//! level above with choices left. On the GPU the 32 lanes take their steps together; a lane
+//! whose unit is done claims the next one (one warp-aggregated atomic for every lane that needs
+//! a unit) while the others go on, so units of very different sizes keep the warp busy. What a
+//! step costs beyond the tree's own code: a vote that asks whether any lane needs a unit, the
+//! pick of the lowest candidate, a shared-memory store of the rest when the walk goes deeper,
+//! and the branches between a leaf, a push and a pop.
 //!
 //! ```
 //! use kernels::dfs::{DepthFirst, Node, walk_unit};
