@@ -101,7 +101,8 @@ pub struct RunArgs {
     pub merge: Vec<PathBuf>,
     /// Instead of searching, predict its nodes and its time on the chosen devices, with 95 %
     /// ranges, by running a sample of its chunks there for about SECONDS (default 6). With
-    /// --probes: its nodes alone, from random paths through the tree (no device time).
+    /// --probes: its nodes alone, from random paths through the tree (no device time); the
+    /// same on a GPU that a sample of chunks could not fill (it says so).
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, require_equals = true,
           default_missing_value = "6",
           conflicts_with_all = ["shard", "checkpoint", "result", "merge"])]
