@@ -612,6 +612,16 @@ fn run_gpu<S: Search>(
     }
     let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
     let blocks = device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
+    // The kernel's queue counter is a `u32` that every lane raises once more when it finds the
+    // queue empty: past `u32::MAX` it would wrap and hand out units again.
+    let lanes = u64::from(blocks) * u64::from(shape.block);
+    if u64::from(count32) + lanes > u64::from(u32::MAX) {
+        return Err(GpuError::Unsupported(format!(
+            "{count} units in one launch: at most {} on this GPU (the queue counter is 32 bits)",
+            u64::from(u32::MAX) - lanes
+        ))
+        .into());
+    }
     trace.mark("the occupancy query");
     let device_units = step("copying units", stream.clone_htod(words))?;
     let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
