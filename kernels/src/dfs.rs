@@ -297,6 +297,16 @@ impl<C: Candidates> Walk<C> {
         self.nodes = 0;
     }
 
+    /// The top level's untried choices: in registers, or in the slab for a set kept there.
+    #[inline(always)]
+    fn top_set<T: DepthFirst<Set = C>, S: Slab>(&self, slab: &S) -> C {
+        if Self::CACHED {
+            self.top
+        } else {
+            C::load(slab, self.level::<T>(self.depth))
+        }
+    }
+
     /// One step; returns the unit's count when this step finished it.
     #[inline(always)]
     fn step<T: DepthFirst<Set = C>, S: Slab>(&mut self, tree: &T, slab: &mut S) -> Option<u64> {
@@ -326,11 +336,7 @@ impl<C: Candidates> Walk<C> {
         if depth == IDLE {
             return None;
         }
-        let set = if Self::CACHED {
-            self.top
-        } else {
-            C::load(slab, self.level::<T>(depth))
-        };
+        let set = self.top_set::<T, S>(slab);
         if set.is_empty() {
             // Only a unit's root can be empty here: a level left with no choices is never kept.
             self.depth = IDLE;
@@ -398,11 +404,7 @@ impl<C: Candidates> Walk<C> {
         if depth == IDLE {
             return None;
         }
-        let set = if Self::CACHED {
-            self.top
-        } else {
-            C::load(slab, self.level::<T>(depth))
-        };
+        let set = self.top_set::<T, S>(slab);
         let undoing = set.is_empty();
         if undoing && depth == 0 {
             self.depth = IDLE;
