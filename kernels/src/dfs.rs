@@ -981,6 +981,36 @@ mod tests {
         assert!(results.iter().all(|&r| r == u64::MAX));
     }
 
+    proptest::proptest! {
+        /// Any work list, walked by the kernel's own loop on a CPU warp, gives every unit the
+        /// count and nodes of its CPU twin, for a tree that undoes and for one that copies
+        /// forward (whose counts agree with each other).
+        #[test]
+        fn the_kernel_loop_matches_the_twin_unit_by_unit(
+            n in 0u32..12,
+            target in 0u32..40,
+            units in proptest::collection::vec(0u64..14, 1..80),
+        ) {
+            let units: Vec<u64> = units.into_iter().map(|u| u % (n as u64 + 2)).collect();
+            let (undoing, forward) = (Sums { n, target }, ForwardSums { n, target });
+            let mut results = std::vec![0; 2 * units.len()];
+            let mut forward_results = results.clone();
+            walk_as_one_warp(&undoing, &units, 1, &mut results, Report::CountsAndNodes, || {
+                [0u32; 64]
+            });
+            walk_as_one_warp(&forward, &units, 1, &mut forward_results, Report::CountsAndNodes, || {
+                [0u32; 64]
+            });
+            for (i, &unit) in units.iter().enumerate() {
+                let a = walk_unit_with_nodes(&undoing, &[unit], &mut [0u32; 64]);
+                let b = walk_unit_with_nodes(&forward, &[unit], &mut [0u32; 64]);
+                proptest::prop_assert_eq!(&results[2 * i..2 * i + 2], &[a.found, a.nodes][..]);
+                proptest::prop_assert_eq!(&forward_results[2 * i..2 * i + 2], &[b.found, b.nodes][..]);
+                proptest::prop_assert_eq!(a.found, b.found);
+            }
+        }
+    }
+
     #[test]
     fn lanes_claim_units_in_lane_order_and_the_queue_ends_past_the_count() {
         let tree = Sums { n: 5, target: 3 };
