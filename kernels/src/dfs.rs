@@ -310,15 +310,19 @@ impl<C: Candidates> Walk<C> {
     /// One step; returns the unit's count when this step finished it.
     #[inline(always)]
     fn step<T: DepthFirst<Set = C>, S: Slab>(&mut self, tree: &T, slab: &mut S) -> Option<u64> {
+        if self.depth == IDLE {
+            return None;
+        }
+        let set = self.top_set::<T, S>(slab);
         if T::UNDO {
-            self.step_undoing(tree, slab)
+            self.step_undoing(tree, slab, set)
         } else {
-            self.step_forward(tree, slab)
+            self.step_forward(tree, slab, set)
         }
     }
 
-    /// One step of a tree that copies forward: descends by the top level's lowest untried
-    /// choice, and in the same step leaves every level that choice exhausts, so that every
+    /// One step of a tree that copies forward, from a busy walk's top level `set`: descends by
+    /// its lowest untried choice, and in the same step leaves every level that choice exhausts, so that every
     /// step is a descent (the built-in N-Queens counter's form).
     ///
     /// A level whose last choice is taken is not kept: its child's level records the level
@@ -331,12 +335,9 @@ impl<C: Candidates> Walk<C> {
         &mut self,
         tree: &T,
         slab: &mut S,
+        set: C,
     ) -> Option<u64> {
         let depth = self.depth;
-        if depth == IDLE {
-            return None;
-        }
-        let set = self.top_set::<T, S>(slab);
         if set.is_empty() {
             // Only a unit's root can be empty here: a level left with no choices is never kept.
             self.depth = IDLE;
@@ -392,19 +393,16 @@ impl<C: Candidates> Walk<C> {
         None
     }
 
-    /// One step of a tree that undoes: descends by the top level's lowest untried choice, or
-    /// pops the level and undoes the choice that made it.
+    /// One step of a tree that undoes, from a busy walk's top level `set`: descends by its
+    /// lowest untried choice, or pops the level and undoes the choice that made it.
     #[inline(always)]
     fn step_undoing<T: DepthFirst<Set = C>, S: Slab>(
         &mut self,
         tree: &T,
         slab: &mut S,
+        set: C,
     ) -> Option<u64> {
         let depth = self.depth;
-        if depth == IDLE {
-            return None;
-        }
-        let set = self.top_set::<T, S>(slab);
         let undoing = set.is_empty();
         if undoing && depth == 0 {
             self.depth = IDLE;
