@@ -298,15 +298,15 @@ pub fn predict<S: Search>(
             search.problem()
         )));
     }
-    if let Some((units, lanes)) = sample_underfills(search, backend)? {
+    let started = std::time::Instant::now();
+    let units = search.units();
+    let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS.max(1)).collect();
+    if let Some((units, lanes)) = sample_underfills(search, backend, list.len() as u64)? {
         return Err(Error::InvalidArgument(format!(
             "a sample cannot time {} on this GPU: a chunk holds {units} units and the GPU runs {lanes} at once, so a sample's launch lasts as long as its longest unit; estimate the nodes with probes instead",
             search.problem()
         )));
     }
-    let started = std::time::Instant::now();
-    let units = search.units();
-    let list: Vec<&[u64]> = units.chunks(S::UNIT_WORDS.max(1)).collect();
     let chunks = list.len().clamp(1, CHUNKS) as u32;
     // What every run spends before its first launch: the work list and its fingerprint.
     let _ = Partition::new(search.problem(), search.size(), &list, chunks);
@@ -321,21 +321,25 @@ pub fn predict<S: Search>(
     })
 }
 
-/// Whether a sample of `search`'s chunks is too small to time a run on `backend`: on a GPU,
+/// Whether a sample of the chunks of `search`'s work list of `units` units is too small to
+/// time a run on `backend`: on a GPU,
 /// `Some((units a chunk holds, lanes the GPU runs at once))` when a chunk holds fewer units
 /// than the GPU has lanes. A launch of fewer units lasts as long as its longest unit (one
 /// lane's work), so a sample timed so would predict a run several times too long: a search
 /// on the depth-first skeleton, whose whole list fills a GPU only a few times over, is such
 /// a case (nqueens-simple N = 20 on an H100: 62 s predicted, 13.7 s counted). `None` on the
 /// CPU, whose threads a chunk always fills.
-pub fn sample_underfills<S: Search>(search: &S, backend: &Backend) -> Result<Option<(u64, u64)>> {
+pub fn sample_underfills<S: Search>(
+    search: &S,
+    backend: &Backend,
+    units: u64,
+) -> Result<Option<(u64, u64)>> {
     let Backend::Gpu(gpus) = backend else {
         return Ok(None);
     };
     let Some(kernel) = search.kernel() else {
         return Ok(None);
     };
-    let units = (search.units().len() / S::UNIT_WORDS.max(1)) as u64;
     let per_chunk = units / units.clamp(1, CHUNKS as u64);
     let device = gpus.first();
     let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;

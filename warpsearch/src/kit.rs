@@ -222,7 +222,10 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
         }
     };
     let underfilled = match &selected {
-        Some(selected) => engine::sample_underfills(search, &selected.backend)?,
+        Some(selected) => {
+            let units = (search.units().len() / S::UNIT_WORDS.max(1)) as u64;
+            engine::sample_underfills(search, &selected.backend, units)?
+        }
         None => None,
     };
     let mut value = match (&selected, underfilled) {
@@ -328,7 +331,7 @@ fn preview<S: Search>(
         return Ok(());
     }
     // Where a sample cannot time the run, the probes' nodes are what there is to say.
-    let underfilled = engine::sample_underfills(search, backend).unwrap_or(None);
+    let underfilled = engine::sample_underfills(search, backend, rough.units).unwrap_or(None);
     let line = match underfilled {
         Some((units, lanes)) => (guess * share > preview::ABOVE).then(|| {
             format!(
