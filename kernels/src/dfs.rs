@@ -70,6 +70,7 @@
 //! assert_eq!(nodes, 62.0);
 //! ```
 
+use crate::atomic::NO_INDEX;
 use crate::slab::Slab;
 
 /// A set of candidate choices at one level, as the bits of a word: choice `i` is bit `i`.
@@ -548,11 +549,13 @@ pub enum Report {
 }
 
 /// What one lane of the skeleton keeps between its steps: its walk, its slab (the tree's
-/// state and the walk's stack), the unit it is on, and whether the queue has run dry for it.
+/// state and the walk's stack), the unit it is on, the unit it claimed and waits for (the host
+/// has not written it yet), and whether the queue has run dry for it.
 pub struct Lane<S, C> {
     walk: Walk<C>,
     slab: S,
     unit: u32,
+    held: u32,
     finished: bool,
 }
 
@@ -564,6 +567,7 @@ impl<S: Slab, C: Candidates> Lane<S, C> {
             walk: Walk::idle(tree.state_words(), &slab),
             slab,
             unit: 0,
+            held: NO_INDEX,
             finished: false,
         }
     }
@@ -575,55 +579,64 @@ impl<S: Slab, C: Candidates> Lane<S, C> {
     }
 }
 
-/// The skeleton's loop for one warp: each lane walks units of `tree` from the work queue
-/// `next` until the queue or `cancel` says stop, and writes each unit's result to `results`
-/// as `report` says. A lane that finishes a unit claims the next at its next step (one
-/// warp-aggregated atomic for all lanes that need one), while its neighbours go on.
+/// The skeleton's loop for one warp: each lane walks units of `tree` from `work` (the
+/// engine's calling convention, [`crate::work`]: `unit_words` words a unit) until the feed
+/// closes or the launch is stopped, and writes each unit's result as `report` says, then
+/// counts the unit done for its chunk. A lane that finishes a unit claims the next at its
+/// next step (one warp-aggregated atomic for all lanes that need one), while its neighbours
+/// go on; a lane whose claimed unit the host has not written yet holds the index and looks
+/// again at its next step.
 ///
 /// Written over [`Lanes`](crate::warp::Lanes), so that the same loop runs on both forms: on
 /// the GPU each thread is one lane and `lanes` its own register state (`walk_units`, GPU
 /// only, sets it up), on the CPU `lanes` holds a whole warp's 32 walks and each round steps
-/// them in lane order. CPU tests run a search's kernel loop this way, claims, writes and cancellation
-/// included.
+/// them in lane order. CPU tests run a search's kernel loop this way, claims, writes and
+/// cancellation included.
 ///
 /// # Safety
-/// `units` holds `count × unit_words` words and `results` `count` words (`2 × count` for
-/// [`Report::CountsAndNodes`]); nothing else writes `results` while the loop runs.
+/// `work`'s results hold one word a unit (two for [`Report::CountsAndNodes`]), its units
+/// `unit_words` words each (at most [`MAX_UNIT_WORDS`](crate::work::MAX_UNIT_WORDS)).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn walk_warp<T: DepthFirst, S: Slab>(
     tree: &T,
     lanes: &mut crate::warp::Lanes<Lane<S, T::Set>>,
-    units: *const u64,
+    work: &crate::work::Work,
     unit_words: u32,
-    count: u32,
-    next: &core::sync::atomic::AtomicU32,
-    cancel: &core::sync::atomic::AtomicU32,
-    results: *mut u64,
     report: Report,
 ) {
-    use core::sync::atomic::Ordering;
-    let queue = crate::atomic::WorkQueue::new(next);
+    use crate::atomic::Supply;
+    let queue = work.queue();
+    let result_words = match report {
+        Report::Counts => 1,
+        Report::CountsAndNodes => 2,
+    };
     loop {
         let wanting = lanes.map_ref(Lane::wants_unit);
         if wanting.any() {
-            let claimed = queue.claim(wanting);
+            let claimed =
+                queue.claim(lanes.map_ref(|lane| lane.wants_unit() && lane.held == NO_INDEX));
             lanes.each_mut_with(claimed, |lane, claimed| {
                 if !lane.wants_unit() {
                     return;
                 }
-                if claimed < count && cancel.load(Ordering::Relaxed) == 0 {
-                    lane.unit = claimed;
-                    // SAFETY: `claimed < count`: the unit's words are inside `units`.
-                    let words = unsafe {
-                        core::slice::from_raw_parts(
-                            units.add((claimed * unit_words) as usize),
-                            unit_words as usize,
-                        )
-                    };
-                    lane.walk.start(tree, words, &mut lane.slab);
-                } else {
+                if lane.held == NO_INDEX {
+                    lane.held = claimed;
+                }
+                if work.cancelled() {
                     lane.finished = true;
+                    return;
+                }
+                match work.supply(lane.held) {
+                    Supply::Ready => {
+                        // SAFETY: the unit is supplied, `unit_words` words (the contract).
+                        let words = unsafe { work.unit(lane.held, unit_words) };
+                        lane.unit = lane.held;
+                        lane.held = NO_INDEX;
+                        lane.walk
+                            .start(tree, &words[..unit_words as usize], &mut lane.slab);
+                    }
+                    Supply::Closed => lane.finished = true,
+                    Supply::Pending => {}
                 }
             });
             // Only a claim finishes a lane, so this is the one place to ask.
@@ -633,18 +646,16 @@ pub unsafe fn walk_warp<T: DepthFirst, S: Slab>(
         }
         lanes.each_mut(|lane| {
             if let Some(found) = lane.walk.step(tree, &mut lane.slab) {
-                let unit = lane.unit as usize;
-                // SAFETY: `unit < count`, within `results` (2 words a unit when nodes are
-                // reported).
+                // SAFETY: the lane's unit was claimed by it and is not finished; its result
+                // words are `result_words` (the contract).
                 unsafe {
-                    match report {
-                        Report::Counts => *results.add(unit) = found,
-                        Report::CountsAndNodes => {
-                            *results.add(2 * unit) = found;
-                            *results.add(2 * unit + 1) = lane.walk.nodes;
-                        }
+                    let result = work.result(lane.unit, result_words);
+                    *result = found;
+                    if report == Report::CountsAndNodes {
+                        *result.add(1) = lane.walk.nodes;
                     }
                 }
+                work.finish(lane.unit);
             }
         });
     }
@@ -667,7 +678,6 @@ pub fn walk_as_one_warp<T: DepthFirst, S: Slab>(
     report: Report,
     mut slab: impl FnMut() -> S,
 ) {
-    use core::sync::atomic::AtomicU32;
     let count = units.len() / unit_words as usize;
     let words = match report {
         Report::Counts => count,
@@ -675,123 +685,47 @@ pub fn walk_as_one_warp<T: DepthFirst, S: Slab>(
     };
     assert_eq!(units.len(), count * unit_words as usize, "a part of a unit");
     assert_eq!(results.len(), words, "results for {count} units");
+    assert!(
+        unit_words as usize <= crate::work::MAX_UNIT_WORDS,
+        "units of {unit_words} words"
+    );
     let mut lanes = crate::warp::Lanes::from_fn(|_| Lane::new(tree, slab()));
-    let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(0));
+    let fixed = crate::work::FixedWork::new(count as u32, false);
     // SAFETY: `units` holds `count` units and `results` the words `report` writes for them
-    // (both checked above); nothing else writes `results`.
+    // (both checked above); they and `fixed` outlive the walk.
     unsafe {
-        walk_warp(
-            tree,
-            &mut lanes,
-            units.as_ptr(),
-            unit_words,
-            count as u32,
-            &next,
-            &cancel,
-            results.as_mut_ptr(),
-            report,
-        );
+        let work = fixed.work(units, results);
+        walk_warp(tree, &mut lanes, &work, unit_words, report);
     }
 }
 
 /// The GPU skeleton: [`walk_warp`] on every warp of the launch, each thread a lane with its
-/// slab in the block's shared memory, writing one count a unit.
+/// slab in the block's shared memory, over the launch's `work` (`unit_words` words a unit),
+/// writing each unit's result as `report` says.
 ///
 /// # Safety
-/// The engine's calling convention: `units` holds `count × unit_words` words and `results`
-/// `count` words; `next` and `cancel` are zeroed device words; blocks of [`BLOCK`] threads,
-/// each with [`slab_words`] words (`4 ×` bytes) of dynamic shared memory that nothing else
-/// uses.
+/// The engine's calling convention ([`crate::work`]), with results of one word a unit (two
+/// for [`Report::CountsAndNodes`]); blocks of [`BLOCK`] threads, each with [`slab_words`]
+/// words (`4 ×` bytes) of dynamic shared memory that nothing else uses.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub unsafe fn walk_units<T: DepthFirst>(
     tree: &T,
-    units: *const u64,
+    work: &crate::work::Work,
     unit_words: u32,
-    count: u32,
-    next: &core::sync::atomic::AtomicU32,
-    cancel: &core::sync::atomic::AtomicU32,
-    results: *mut u64,
-) {
-    // SAFETY: the same contract.
-    unsafe {
-        walk_block(
-            tree,
-            units,
-            unit_words,
-            count,
-            next,
-            cancel,
-            results,
-            Report::Counts,
-        );
-    }
-}
-
-/// [`walk_units`], writing two words a unit: `results[2·unit]` its count and
-/// `results[2·unit + 1]` the nodes it visited ([`Walked`]).
-///
-/// # Safety
-/// As for [`walk_units`], with `results` of `2 × count` words.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn walk_units_with_nodes<T: DepthFirst>(
-    tree: &T,
-    units: *const u64,
-    unit_words: u32,
-    count: u32,
-    next: &core::sync::atomic::AtomicU32,
-    cancel: &core::sync::atomic::AtomicU32,
-    results: *mut u64,
-) {
-    // SAFETY: the same contract.
-    unsafe {
-        walk_block(
-            tree,
-            units,
-            unit_words,
-            count,
-            next,
-            cancel,
-            results,
-            Report::CountsAndNodes,
-        );
-    }
-}
-
-/// This thread's lane of [`walk_warp`], its slab a column of the block's shared memory.
-///
-/// # Safety
-/// As for [`walk_units`] (`results`: 2 words a unit for [`Report::CountsAndNodes`]).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn walk_block<T: DepthFirst>(
-    tree: &T,
-    units: *const u64,
-    unit_words: u32,
-    count: u32,
-    next: &core::sync::atomic::AtomicU32,
-    cancel: &core::sync::atomic::AtomicU32,
-    results: *mut u64,
     report: Report,
 ) {
     // SAFETY: the launch provides the shared memory in blocks of `BLOCK` (contract above).
     let slab = unsafe { crate::slab::BlockSlab::<BLOCK>::for_this_thread() };
     let mut lanes = crate::warp::Lanes::this_lane(Lane::new(tree, slab));
     // SAFETY: the same contract.
-    unsafe {
-        walk_warp(
-            tree, &mut lanes, units, unit_words, count, next, cancel, results, report,
-        );
-    }
+    unsafe { walk_warp(tree, &mut lanes, work, unit_words, report) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::warp::Lanes;
-    use core::sync::atomic::{AtomicU32, Ordering};
     use std::vec::Vec;
 
     /// Subsets of {0..n} summing to `target` whose smallest number taken is the unit (the
@@ -923,24 +857,16 @@ mod tests {
     }
 
     /// Runs the skeleton's kernel loop on the CPU form of a warp, as one GPU warp would.
-    fn walk_as_a_warp(tree: &Sums, units: &[u64], cancel: u32, report: Report) -> Vec<u64> {
+    fn walk_as_a_warp(tree: &Sums, units: &[u64], cancel: bool, report: Report) -> Vec<u64> {
         let words = if report == Report::Counts { 1 } else { 2 };
         let mut results = std::vec![u64::MAX; units.len() * words];
         let mut lanes = Lanes::from_fn(|_| Lane::new(tree, [0u32; 64]));
-        let (next, cancel) = (AtomicU32::new(0), AtomicU32::new(cancel));
-        // SAFETY: `units` holds `len` one-word units; `results` their words.
+        let fixed = crate::work::FixedWork::new(units.len() as u32, cancel);
+        // SAFETY: `units` holds `len` one-word units; `results` their words; both outlive
+        // the walk.
         unsafe {
-            walk_warp(
-                tree,
-                &mut lanes,
-                units.as_ptr(),
-                1,
-                units.len() as u32,
-                &next,
-                &cancel,
-                results.as_mut_ptr(),
-                report,
-            );
+            let work = fixed.work(units, &mut results);
+            walk_warp(tree, &mut lanes, &work, 1, report);
         }
         results
     }
@@ -950,7 +876,7 @@ mod tests {
         let tree = Sums { n: 11, target: 20 };
         // 70 units: more than two per lane, most of them empty (first > n), a few large.
         let units: Vec<u64> = (0..70).map(|i| i % 14).collect();
-        let results = walk_as_a_warp(&tree, &units, 0, Report::CountsAndNodes);
+        let results = walk_as_a_warp(&tree, &units, false, Report::CountsAndNodes);
         for (i, &unit) in units.iter().enumerate() {
             let walked = walk_unit_with_nodes(&tree, &[unit], &mut [0u32; 64]);
             assert_eq!(
@@ -966,7 +892,7 @@ mod tests {
             .filter(|s| (0..12).filter(|b| s >> b & 1 == 1).sum::<u32>() == 20)
             .count() as u64;
         assert_eq!(total, by_hand);
-        assert_eq!(walk_as_a_warp(&tree, &units, 0, Report::Counts), {
+        assert_eq!(walk_as_a_warp(&tree, &units, false, Report::Counts), {
             let pairs = results.chunks(2).map(|pair| pair[0]);
             pairs.collect::<Vec<_>>()
         });
@@ -975,7 +901,7 @@ mod tests {
     #[test]
     fn a_cancelled_kernel_loop_starts_no_unit_and_writes_nothing() {
         let units: Vec<u64> = (0..40).collect();
-        let results = walk_as_a_warp(&Sums { n: 9, target: 7 }, &units, 1, Report::Counts);
+        let results = walk_as_a_warp(&Sums { n: 9, target: 7 }, &units, true, Report::Counts);
         assert!(results.iter().all(|&r| r == u64::MAX));
     }
 
@@ -1013,26 +939,17 @@ mod tests {
     fn lanes_claim_units_in_lane_order_and_the_queue_ends_past_the_count() {
         let tree = Sums { n: 5, target: 3 };
         let mut lanes = Lanes::from_fn(|_| Lane::new(&tree, [0u32; 16]));
-        let next = AtomicU32::new(0);
         let units = [0u64; 3];
         let mut results = [u64::MAX; 3];
-        // SAFETY: three one-word units and three result words.
+        let fixed = crate::work::FixedWork::new(3, false);
+        // SAFETY: three one-word units and three result words, outliving the walk.
         unsafe {
-            walk_warp(
-                &tree,
-                &mut lanes,
-                units.as_ptr(),
-                1,
-                3,
-                &next,
-                &AtomicU32::new(0),
-                results.as_mut_ptr(),
-                Report::Counts,
-            );
+            let work = fixed.work(&units, &mut results);
+            walk_warp(&tree, &mut lanes, &work, 1, Report::Counts);
         }
         // A first claim by all 32 lanes (indices 0..32: lanes 0, 1, 2 get the units, the
         // other 29 are done), then one by the three when their units end (32..35).
-        assert_eq!(next.load(Ordering::Relaxed), 35);
+        assert_eq!(fixed.claimed(), 35);
         assert!(lanes.map_ref(|lane| lane.finished).all());
         assert_eq!(results, [2, 2, 2]);
         // The safe form for tests gives the same.

@@ -746,46 +746,36 @@ impl Share for ShareSubtree<'_, '_> {
     }
 }
 
-/// The engine's calling convention (`warpsearch::engine`) for a batch of Gomoku positions: one
-/// thread searches one position's VCF ([`crate::gomoku::vcf`], the same function the CPU runs),
-/// claiming positions one at a time until they run out or `cancel` is set. `params` is the
-/// rule's [`crate::gomoku::TableWords`] block (≈ 47 MB: the whole threat table).
+/// The engine's calling convention (`warpsearch::engine`, [`crate::work`]) for a batch of
+/// Gomoku positions: one thread searches one position's VCF ([`crate::gomoku::vcf`], the same
+/// function the CPU runs), taking positions one at a time until they run out or the launch is
+/// stopped. `params` is the rule's [`crate::gomoku::TableWords`] block (≈ 47 MB: the whole
+/// threat table).
 ///
 /// # Safety
-/// The engine's buffers: `params` a whole table block, `units` `count` positions of
-/// `POSITION_WORDS` words, `results` `count × RESULT_WORDS` words, `next` and `cancel` zeroed.
+/// The engine's buffers: `params` a whole table block, `work`'s units of `POSITION_WORDS`
+/// words and results of `RESULT_WORDS` words.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warpsearch_gomoku_vcf(
     params: *const u64,
-    units: *const u64,
-    count: u32,
-    next: *const AtomicU32,
-    cancel: *const AtomicU32,
-    results: *mut u64,
+    work: *const crate::work::Work,
 ) {
     use crate::gomoku::{POSITION_WORDS, RESULT_WORDS, TableWords, vcf};
     // SAFETY: `params` is a whole table block (the contract above).
     let Some(tables) = (unsafe { TableWords::from_raw(params) }) else {
         return;
     };
-    // SAFETY: the counters are valid device words for the launch (the contract above).
-    let (next, cancel) = unsafe { (&*next, &*cancel) };
-    loop {
-        if cancel.load(Ordering::Relaxed) != 0 {
-            return;
-        }
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        if index >= count {
-            return;
-        }
-        let index = index as usize;
-        // SAFETY: position `index` < `count` and its result slot lie inside the buffers.
-        let (position, result) = unsafe {
-            (
-                core::slice::from_raw_parts(units.add(index * POSITION_WORDS), POSITION_WORDS),
-                core::slice::from_raw_parts_mut(results.add(index * RESULT_WORDS), RESULT_WORDS),
-            )
+    // SAFETY: the engine's block, valid for the launch (the contract above).
+    let work = unsafe { &*work };
+    while let Some(index) = work.next_unit() {
+        let mut position = [0u64; POSITION_WORDS];
+        // SAFETY: the position is supplied; it and its result slot are this thread's.
+        let result = unsafe {
+            let words = work.unit(index, POSITION_WORDS as u32);
+            position.copy_from_slice(&words[..POSITION_WORDS]);
+            core::slice::from_raw_parts_mut(work.result(index, RESULT_WORDS as u32), RESULT_WORDS)
         };
-        vcf(&tables, position, result);
+        vcf(&tables, &position, result);
+        work.finish(index);
     }
 }

@@ -32,6 +32,7 @@ pub mod rng;
 pub mod selftest;
 pub mod slab;
 pub mod warp;
+pub mod work;
 
 #[cfg(all(target_arch = "nvptx64", feature = "entry"))]
 mod entry;

@@ -4,41 +4,42 @@
 //! one unit's result is (a few words, from code that is the same on the CPU and in the
 //! kernel), how results add up (a [`Partial`]), and which PTX kernel runs units on a GPU. The
 //! engine does the rest: it groups the units into chunks ([`crate::shard::Partition`]), hands
-//! them to every CPU core (rayon) or to every GPU (a launch per batch of chunks, two in flight
-//! per GPU), draws progress, stops on Ctrl-C, and gives shards, result files and checkpoints
-//! for free ([`run`]).
+//! them to every CPU core (rayon) or to every GPU (one fed launch a GPU for the whole run,
+//! [`crate::feed`]), draws progress, stops on Ctrl-C, and gives shards, result files and
+//! checkpoints for free ([`run`]).
 //!
 //! The kernel follows one calling convention, so the engine can launch any of them:
 //!
 //! ```text
 //! extern "ptx-kernel" fn name(
-//!     params: *const u64,        // Search::params()
-//!     units: *const u64,         // count × UNIT_WORDS words
-//!     count: u32,
-//!     next: *const AtomicU32,    // zeroed: the work queue (kernels::atomic::WorkQueue)
-//!     cancel: *const AtomicU32,  // set by the host on Ctrl-C: stop taking units
-//!     results: *mut u64,         // count × RESULT_WORDS words, one slice per unit
-//!     bound: *const AtomicU64,   // Search::shared_bound(): the best so far (u64::MAX without)
+//!     params: *const u64,               // Search::params()
+//!     work: *const kernels::work::Work, // the launch: units, queue, feed, results, chunks, bound
 //! )
 //! ```
 //!
-//! A kernel claims unit indices from `next` (the engine reads it for progress), writes each
-//! unit's result, and stops taking units once `cancel` is set. A branch-and-bound search
-//! reads `bound` and lowers it (`atom.min`) when it finds better; the engine carries the
-//! lowest value between launches, GPUs and the CPU while they run ([`SharedBound`]). A kernel
-//! without a bound may leave the last argument out of its signature. `examples/costas/` is a whole
-//! search written this way, and `docs/tutorial-costas.md` builds it step by step.
+//! `kernels::work::Work` is a block of eight words the engine writes before the launch. A
+//! kernel on the depth-first skeleton hands it to `kernels::dfs::walk_units`; a kernel that
+//! runs one unit a thread takes units with `Work::next_unit`, writes each unit's
+//! `RESULT_WORDS` result words and calls `Work::finish`. Each GPU runs one launch for the
+//! whole run: the engine writes the units of the chunks it hands that GPU while the kernel
+//! runs (several GPUs take chunks as fast as each finishes them), and reads a chunk's results
+//! back as soon as its last unit is done (progress and checkpoints). A branch-and-bound search
+//! reads `Work::bound` and lowers it (`atom.min`) when it finds better; the engine carries the
+//! lowest value between GPUs and the CPU while they run ([`SharedBound`]).
+//! `examples/costas/` is a whole search written this way, and `docs/tutorial-costas.md` builds
+//! it step by step.
 //!
 //! ## Two levels
 //!
-//! [`run`] is the engine for a search that fits the calling convention above. Under it is
-//! [`run_chunks`]: the work list's [`Partition`] into chunks, the ledger of finished chunks
+//! [`run`] is the engine for a search that fits the calling convention above. Under it are
+//! [`run_chunks`] — the work list's [`Partition`] into chunks, the ledger of finished chunks
 //! (checkpoints, shards, result files), one worker per GPU (or the CPU pool) taking chunks
 //! from a [`ChunkSource`] as fast as it finishes them, progress, Ctrl-C and the first error
-//! stopping the others. A search that drives its own launches runs on that level: the
-//! built-in N-Queens count (constellation jobs fed into one launch per GPU while it runs) and
-//! no-three-in-line (warp-per-board subtrees whose boards are tagged by chunk) both do, so
-//! every search gets the same shards, checkpoints and multi-GPU hand-out.
+//! stopping the others — and [`crate::feed::run_fed`], one launch a GPU fed chunk by chunk.
+//! [`run`] is these two with the calling convention above; a search whose kernel has a
+//! convention of its own uses them directly: the built-in N-Queens count (constellation jobs)
+//! and no-three-in-line (warp-per-board subtrees whose boards are tagged by chunk) do, so
+//! every search gets the same shards, checkpoints, multi-GPU hand-out and fed launches.
 //!
 //! ```
 //! use warpsearch::engine::{self, Kernel, Search};
@@ -79,11 +80,13 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
+use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use crate::shard::{CheckpointFile, Shard, ShardResult};
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::{CudaSlice, PushKernelArg};
 use rayon::prelude::*;
+use std::ops::Range;
 
 pub use crate::shard::{ChunkSource, Partial, Partition, Selection, Workers, run_chunks};
 
@@ -138,10 +141,10 @@ impl Launch {
 
 /// The best value found so far by a branch-and-bound search (a shortest length, a lowest
 /// cost), shared by every unit of a run: on the CPU every thread reads and lowers this one
-/// word; each GPU gets a copy as its kernel's `bound` argument, and the engine, a few times a
-/// second while a launch runs and after it, lowers this word and every GPU's copy to the
+/// word; each GPU gets a copy (`kernels::work::Work::bound`), and the engine, every few
+/// milliseconds while a launch runs and after it, lowers this word and every GPU's copy to the
 /// lowest of them. So a better solution found anywhere tightens the search everywhere within
-/// a fraction of a second.
+/// milliseconds.
 #[derive(Debug)]
 pub struct SharedBound(std::sync::atomic::AtomicU64);
 
@@ -455,71 +458,47 @@ fn run_selection<S: Search>(
                       control: &RunControl,
                       report: &dyn Fn(u32, S::Partial) -> Result<()>|
      -> Result<()> {
-        let mut device_params = None;
         let mut trace = Trace::start();
-        loop {
-            let batch = source.batch()?;
-            if batch.is_empty() {
-                return Ok(());
-            }
-            let ranges: Vec<_> = batch.iter().map(|&c| partition.chunk_range(c)).collect();
-            let results = match (backend, kernel) {
-                (Backend::Gpu(gpus), Some(kernel)) => {
-                    let device = &gpus.lanes()[worker];
-                    if device_params.is_none() {
-                        trace.mark("taking the first chunks");
-                        device_params = Some(
-                            upload_params(device, &params)
-                                .map_err(|e| crate::shard::on_device(gpus, device, e))?,
-                        );
-                        trace.mark("copying the parameters");
-                    }
-                    // Chunks next to each other (a run on one GPU takes them all, in order)
-                    // are one slice of the work list: no copy of it.
-                    let adjacent = ranges.windows(2).all(|pair| pair[0].end == pair[1].start);
-                    let words: std::borrow::Cow<[u64]> = match (ranges.first(), ranges.last()) {
-                        (Some(first), Some(last)) if adjacent => std::borrow::Cow::Borrowed(
-                            &units[first.start * S::UNIT_WORDS..last.end * S::UNIT_WORDS],
-                        ),
-                        _ => ranges
-                            .iter()
-                            .flat_map(|r| {
-                                units[r.start * S::UNIT_WORDS..r.end * S::UNIT_WORDS].iter()
-                            })
-                            .copied()
-                            .collect(),
-                    };
-                    trace.mark("the chunks' units in one list");
-                    run_gpu::<S>(
+        match (backend, kernel) {
+            (Backend::Gpu(gpus), Some(kernel)) => {
+                let device = &gpus.lanes()[worker];
+                let mut fed = || -> Result<()> {
+                    let device_params = upload_params(device, &params)?;
+                    trace.mark("copying the parameters");
+                    let run = FedRun {
+                        search,
                         device,
                         kernel,
-                        search.launch(),
-                        device_params.as_ref().ok_or_else(|| {
-                            Error::Verification("the parameters were not copied".into())
-                        })?,
-                        &words,
-                        search.shared_bound(),
-                        control,
-                    )
-                    .map_err(|e| crate::shard::on_device(gpus, device, e))?
-                }
-                (Backend::Cpu(pool), _) => run_cpu(search, pool, &list, &ranges, control)?,
-                (Backend::Gpu(_), None) => {
-                    return Err(Error::Verification("a GPU run without its kernel".into()));
-                }
-            };
-            trace.mark("the launch");
-            let mut offset = 0;
-            for (&chunk, range) in batch.iter().zip(&ranges) {
-                let words = range.len() * S::RESULT_WORDS;
-                let chunk_units = &units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
-                report(
-                    chunk,
-                    search.partial_of(chunk_units, &results[offset..offset + words]),
-                )?;
-                offset += words;
+                        units: &units,
+                        partition: &partition,
+                        gpus: gpus.lanes().len(),
+                    };
+                    run.run(&device_params, source, control, report)
+                };
+                fed().map_err(|e| crate::shard::on_device(gpus, device, e))
             }
-            trace.mark("reporting the chunks");
+            (Backend::Cpu(pool), _) => loop {
+                let batch = source.batch()?;
+                if batch.is_empty() {
+                    return Ok(());
+                }
+                let ranges: Vec<_> = batch.iter().map(|&c| partition.chunk_range(c)).collect();
+                let results = run_cpu(search, pool, &list, &ranges, control)?;
+                let mut offset = 0;
+                for (&chunk, range) in batch.iter().zip(&ranges) {
+                    let words = range.len() * S::RESULT_WORDS;
+                    let chunk_units =
+                        &units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+                    report(
+                        chunk,
+                        search.partial_of(chunk_units, &results[offset..offset + words]),
+                    )?;
+                    offset += words;
+                }
+            },
+            (Backend::Gpu(_), None) => {
+                Err(Error::Verification("a GPU run without its kernel".into()))
+            }
         }
     };
     let run = run_chunks(
@@ -589,100 +568,176 @@ impl Trace {
     }
 }
 
-/// The units `words` in one launch of `kernel` on `device` (the calling convention of the
-/// module's documentation), with Ctrl-C and the shared bound kept in step; their results in
-/// order.
-fn run_gpu<S: Search>(
-    device: &GpuDevice,
+/// One GPU's part of a run of a [`Search`]: one fed launch ([`crate::feed`]) for every chunk
+/// the run hands this GPU.
+struct FedRun<'a, S: Search> {
+    search: &'a S,
+    device: &'a GpuDevice,
     kernel: Kernel,
-    shape: Launch,
-    device_params: &cudarc::driver::CudaSlice<u64>,
-    words: &[u64],
-    bound: Option<&SharedBound>,
-    control: &RunControl,
-) -> Result<Vec<u64>> {
-    let count = words.len() / S::UNIT_WORDS;
-    let count32 = u32::try_from(count)
-        .map_err(|_| GpuError::Unsupported(format!("{count} units in one launch")))?;
-    let mut trace = Trace::start();
-    let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
-    trace.mark("loading the kernel");
-    let stream = device.stream();
-    if shape.block == 0 || !shape.block.is_multiple_of(32) {
-        return Err(Error::InvalidArgument(format!(
-            "a block of {} threads: the engine launches whole warps",
-            shape.block
-        )));
-    }
-    let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
-    let blocks = device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
-    // The kernel's queue counter is a `u32` that every lane raises once more when it finds the
-    // queue empty: past `u32::MAX` it would wrap and hand out units again.
-    let lanes = u64::from(blocks) * u64::from(shape.block);
-    if u64::from(count32) + lanes > u64::from(u32::MAX) {
-        return Err(GpuError::Unsupported(format!(
-            "{count} units in one launch: at most {} on this GPU (the queue counter is 32 bits)",
-            u64::from(u32::MAX) - lanes
-        ))
-        .into());
-    }
-    trace.mark("the occupancy query");
-    let device_units = step("copying units", stream.clone_htod(words))?;
-    let control_words = step("allocating counters", stream.alloc_zeros::<u32>(2))?;
-    let results = step(
-        "allocating results",
-        stream.alloc_zeros::<u64>(count.max(1) * S::RESULT_WORDS),
-    )?;
-    let device_bound = step(
-        "copying the bound",
-        stream.clone_htod(&[bound.map_or(u64::MAX, SharedBound::get)]),
-    )?;
-    device.synchronize()?;
-    trace.mark("copying the units and allocating");
-    let next = control_words.slice(0..1);
-    let cancel = control_words.slice(1..2);
-    let mut launch = stream.launch_builder(&function);
-    launch
-        .arg(device_params)
-        .arg(&device_units)
-        .arg(&count32)
-        .arg(&next)
-        .arg(&cancel)
-        .arg(&results)
-        .arg(&device_bound);
-    // SAFETY: the engine's calling convention (module documentation), which `Search`
-    // implementors promise their kernel follows: the parameters, `count` units of
-    // `UNIT_WORDS` words, a zeroed queue counter and stop word, `count × RESULT_WORDS` result
-    // words; the shared memory `Search::launch` asks for; whole-warp blocks (checked above).
-    step(&format!("launching {}", kernel.name), unsafe {
-        launch.launch(launch_config(blocks, shape.block, shared))
-    })?;
-    trace.mark("launching");
-    let progress = control.progress_bar(count as u64, kernel.name);
-    // Keep the GPU's copy of the bound and the run's in step: each takes the lower.
-    let exchange = |bound: &SharedBound| -> Result<()> {
-        let mut seen = [u64::MAX];
-        device.peek(&device_bound, &mut seen)?;
-        bound.lower(seen[0]);
-        let best = bound.get();
-        if best < seen[0] {
-            device.poke(&device_bound, 0, &[best])?;
+    /// The whole work list.
+    units: &'a [u64],
+    partition: &'a Partition,
+    /// GPUs sharing the run.
+    gpus: usize,
+}
+
+impl<S: Search> FedRun<'_, S> {
+    /// Runs the launch until `source` has no chunk left, reporting each chunk's counts as
+    /// soon as its last unit is done (its results read back while the kernel goes on), with
+    /// Ctrl-C and the shared bound kept in step.
+    fn run(
+        &self,
+        device_params: &CudaSlice<u64>,
+        source: &ChunkSource,
+        control: &RunControl,
+        report: &dyn Fn(u32, S::Partial) -> Result<()>,
+    ) -> Result<()> {
+        let (device, kernel) = (self.device, self.kernel);
+        let mut trace = Trace::start();
+        let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
+        trace.mark("loading the kernel");
+        let shape = self.search.launch();
+        if shape.block == 0 || !shape.block.is_multiple_of(32) {
+            return Err(Error::InvalidArgument(format!(
+                "a block of {} threads: the engine launches whole warps",
+                shape.block
+            )));
         }
-        Ok(())
-    };
-    let watched = device.watch_with(&control_words, control, &mut |claimed| {
-        progress.set(claimed.min(count as u64));
-        bound.map_or(Ok(()), exchange)
-    });
-    progress.finish();
-    watched?;
-    trace.mark("the kernel (launch to finish)");
-    // The last word on the bound, after the kernel: what it found is the run's now.
-    bound.map_or(Ok(()), exchange)?;
-    let results = step("reading results", stream.clone_dtoh(&results))?;
-    device.synchronize()?;
-    trace.mark("reading the results");
-    let mut results = results;
-    results.truncate(count * S::RESULT_WORDS);
-    Ok(results)
+        let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
+        let blocks =
+            device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
+        let lanes = blocks as usize * shape.block as usize;
+        let capacity = (self.units.len() / S::UNIT_WORDS).max(1);
+        // The kernel's queue counter is a `u32` that every lane raises once more when it finds
+        // the queue empty: past `u32::MAX` it would wrap and hand out units again.
+        if (capacity + lanes) as u64 > u64::from(u32::MAX) {
+            return Err(GpuError::Unsupported(format!(
+                "{capacity} units in one launch: at most {} on this GPU (the queue counter is 32 bits)",
+                u64::from(u32::MAX) - lanes as u64
+            ))
+            .into());
+        }
+        let stream = device.stream();
+        let device_units = step(
+            "allocating the units",
+            stream.alloc_zeros::<u64>(capacity * S::UNIT_WORDS),
+        )?;
+        let results = step(
+            "allocating results",
+            stream.alloc_zeros::<u64>(capacity * S::RESULT_WORDS),
+        )?;
+        let bound = self.search.shared_bound();
+        let device_bound = step(
+            "copying the bound",
+            stream.clone_htod(&[bound.map_or(u64::MAX, SharedBound::get)]),
+        )?;
+        let buffers = FedBuffers::new(device, capacity, self.partition, 0)?;
+        let work: [u64; kernels::work::WORK_WORDS] = [
+            device.address(&device_units),
+            capacity as u64,
+            device.address(&buffers.feed),
+            device.address(&buffers.control),
+            device.address(&results),
+            device.address(&buffers.item_slots),
+            device.address(&buffers.slot_counters),
+            device.address(&device_bound),
+        ];
+        let device_work = step("copying the launch's words", stream.clone_htod(&work))?;
+        device.synchronize()?;
+        trace.mark("allocating");
+        let write = |range: Range<usize>, at: usize| -> Result<()> {
+            let words = &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+            Ok(device.poke(&device_units, at * S::UNIT_WORDS, words)?)
+        };
+        let launch = || -> Result<()> {
+            let mut launch = stream.launch_builder(&function);
+            launch.arg(device_params).arg(&device_work);
+            // SAFETY: the engine's calling convention (`kernels::work`), which `Search`
+            // implementors promise their kernel follows: the parameters, and a `Work` block
+            // of room for `capacity` units of `UNIT_WORDS` words and their `RESULT_WORDS`
+            // result words, zeroed feed, queue and chunk counters, a chunk for every unit the
+            // feed supplies, the bound word; the shared memory `Search::launch` asks for;
+            // whole-warp blocks (checked above).
+            step(&format!("launching {}", kernel.name), unsafe {
+                launch.launch(launch_config(blocks, shape.block, shared))
+            })?;
+            Ok(())
+        };
+        // A finished chunk's results, read while the kernel goes on: chunks next to each other
+        // in the launch's list in one copy.
+        let mut finished = |chunks: &[Finished]| -> Result<()> {
+            let mut chunks: Vec<&Finished> = chunks.iter().collect();
+            chunks.sort_by_key(|chunk| chunk.items.start);
+            let mut first = 0;
+            while first < chunks.len() {
+                let mut last = first;
+                while last + 1 < chunks.len()
+                    && chunks[last + 1].items.start == chunks[last].items.end
+                {
+                    last += 1;
+                }
+                let items = chunks[first].items.start..chunks[last].items.end;
+                let mut read = vec![0u64; items.len() * S::RESULT_WORDS];
+                device.peek_at(&results, items.start * S::RESULT_WORDS, &mut read)?;
+                for chunk in &chunks[first..=last] {
+                    let range = self.partition.chunk_range(chunk.chunk);
+                    let offset = (chunk.items.start - items.start) * S::RESULT_WORDS;
+                    let words = &read[offset..offset + chunk.items.len() * S::RESULT_WORDS];
+                    let chunk_units =
+                        &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+                    report(chunk.chunk, self.search.partial_of(chunk_units, words))?;
+                }
+                first = last + 1;
+            }
+            Ok(())
+        };
+        // Keep the GPU's copy of the bound and the run's in step: each takes the lower.
+        let mut look = || -> Result<()> {
+            let Some(bound) = bound else {
+                return Ok(());
+            };
+            let mut seen = [u64::MAX];
+            device.peek(&device_bound, &mut seen)?;
+            bound.lower(seen[0]);
+            let best = bound.get();
+            if best < seen[0] {
+                device.poke(&device_bound, 0, &[best])?;
+            }
+            Ok(())
+        };
+        // One GPU takes the whole list before the launch (one copy); several keep about a
+        // unit a lane ahead of their claims, so that none holds work another could take.
+        let pace = if self.gpus <= 1 {
+            Pace {
+                first: usize::MAX,
+                low: 0,
+                top_up: 0,
+                cover: std::time::Duration::ZERO,
+            }
+        } else {
+            Pace {
+                first: (capacity / (2 * self.gpus)).max(lanes),
+                low: lanes,
+                top_up: lanes,
+                cover: std::time::Duration::from_millis(20),
+            }
+        };
+        let outcome = run_fed(
+            device,
+            self.partition,
+            source,
+            &buffers,
+            pace,
+            control,
+            FedLaunch {
+                write: &write,
+                launch: &launch,
+                finished: &mut finished,
+                look: &mut look,
+                also_stop: &|| Ok(()),
+            },
+        );
+        trace.mark("the launch (first supply to last chunk)");
+        outcome
+    }
 }

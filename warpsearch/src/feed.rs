@@ -18,7 +18,7 @@ use cudarc::driver::CudaSlice;
 use std::ops::Range;
 
 /// The device words of a fed launch besides its items, all zeroed.
-pub(crate) struct FedBuffers {
+pub struct FedBuffers {
     /// `[supplied, closed]`: the kernel's `Feed`.
     pub feed: CudaSlice<u32>,
     /// `[next, cancel]`: the kernel's queue counter and stop word.
@@ -67,7 +67,7 @@ impl FedBuffers {
 /// in `cover` at its measured rate (the items claimed beyond the first supply, over the
 /// time since the launch).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pace {
+pub struct Pace {
     pub first: usize,
     pub low: usize,
     pub top_up: usize,
@@ -84,7 +84,7 @@ impl Pace {
 
 /// A chunk whose last item is done.
 #[derive(Debug)]
-pub(crate) struct Finished {
+pub struct Finished {
     pub chunk: u32,
     /// Its items' positions in the launch's item list.
     pub items: Range<usize>,
@@ -101,70 +101,127 @@ struct Given {
     closed: bool,
 }
 
+/// What a fed launch does at each point of [`run_fed`], for the search that drives it.
+pub struct FedLaunch<'a> {
+    /// `write(range, at)` writes the items of work-list positions `range` at item `at` of the
+    /// launch's item list (through [`GpuDevice::poke`]). `range` may span several chunks that
+    /// follow each other in the work list.
+    pub write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
+    /// Starts the kernel on the device's stream with the [`FedBuffers`].
+    pub launch: &'a dyn Fn() -> Result<()>,
+    /// Gets each chunk once, as soon as its last item is done (a chunk with no items at
+    /// once); several at a time when several finished since the last look.
+    pub finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
+    /// Runs at every look while the kernel runs (every millisecond in a run's first half
+    /// second, every 5 ms after): for what must be kept in step with a running kernel, such
+    /// as a shared bound.
+    pub look: &'a mut dyn FnMut() -> Result<()>,
+    /// Runs when the run is stopped, after the launch's stop word is set: for a kernel that
+    /// looks for a stop elsewhere too.
+    pub also_stop: &'a dyn Fn() -> Result<()>,
+}
+
 /// Runs one fed launch on `device` until `source` has no chunk left and every chunk given to
 /// this GPU is done (or the run is stopped: then [`Error::Interrupted`], after the chunks
-/// finished so far were reported).
+/// finished so far were reported). `launch` says how to write items, start the kernel and
+/// take finished chunks; `pace` how far ahead of the kernel the host keeps.
 ///
-/// `write(range, at)` writes the items of work-list positions `range` at item `at` of the
-/// launch's item list (through [`GpuDevice::poke`]); `launch()` starts the kernel on the
-/// device's stream with `buffers`; `finished(chunks)` gets each chunk once, as soon as its
-/// last item is done (a chunk with no items at once); `also_stop()` runs when the run is
-/// stopped, after the launch's stop word is set (a kernel that looks for a stop elsewhere).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_fed(
+/// This is the lower level of [`crate::engine`] that every GPU run goes through: the
+/// engine's own searches ([`crate::engine::run`]) and the built-in N-Queens count and
+/// no-three-in-line, whose kernels have calling conventions of their own.
+pub fn run_fed(
     device: &GpuDevice,
     partition: &Partition,
     source: &ChunkSource,
     buffers: &FedBuffers,
     pace: Pace,
-    write: &dyn Fn(Range<usize>, usize) -> Result<()>,
-    launch: &dyn Fn() -> Result<()>,
-    finished: &mut dyn FnMut(&[Finished]) -> Result<()>,
     control: &RunControl,
-    also_stop: &dyn Fn() -> Result<()>,
+    launch: FedLaunch,
 ) -> Result<()> {
+    let FedLaunch {
+        write,
+        launch,
+        finished,
+        look: also_look,
+        also_stop,
+    } = launch;
     let words = buffers.counts + 1;
     let capacity = buffers.item_slots.len();
     let mut given = Given::default();
     // Supplies chunks until at least `want` more items are written or none is left (then
-    // closes the feed); chunks without items are finished at once.
+    // closes the feed); chunks without items are finished at once. Chunks that follow each
+    // other in the work list are written with one copy of their items, one of their item
+    // slots and one of their counters (fresh chunks' counters are all zero, and no kernel
+    // touches them before their items are supplied).
     let supply = |want: usize,
                   given: &mut Given,
                   finished: &mut dyn FnMut(&[Finished]) -> Result<()>|
      -> Result<()> {
         let start = given.supplied;
-        while given.supplied - start < want {
+        let mut taken: Vec<u32> = Vec::new();
+        let mut closing = false;
+        let mut count = 0;
+        while count < want {
             let Some(&chunk) = source.take(1)?.first() else {
-                // The items written so far first, then the close: a lane that sees the feed
-                // closed must see the final count.
-                device.poke(&buffers.feed, 0, &[given.supplied as u32])?;
-                device.poke(&buffers.feed, 1, &[1])?;
-                given.closed = true;
-                return Ok(());
+                closing = true;
+                break;
             };
+            count += partition.chunk_range(chunk).len();
+            taken.push(chunk);
+        }
+        if start + count > capacity {
+            return Err(Error::Verification(format!(
+                "{count} more items do not fit the fed launch's {capacity}"
+            )));
+        }
+        let mut slots = Vec::with_capacity(count);
+        let mut at = start;
+        let mut run_start = 0;
+        for i in 0..taken.len() {
+            let chunk = taken[i];
             let range = partition.chunk_range(chunk);
-            let at = given.supplied;
-            if at + range.len() > capacity {
-                return Err(Error::Verification(format!(
-                    "chunk {chunk} does not fit the fed launch's {capacity} items"
-                )));
-            }
-            write(range.clone(), at)?;
-            device.poke(&buffers.item_slots, at, &vec![chunk; range.len()])?;
-            let left = words * chunk as usize + buffers.counts;
-            device.poke(&buffers.slot_counters, left, &[range.len() as u64])?;
-            given.supplied += range.len();
-            given.chunks.push((chunk, at..given.supplied));
+            slots.extend(std::iter::repeat_n(chunk, range.len()));
+            given.chunks.push((chunk, at..at + range.len()));
             given.reported.push(range.is_empty());
-            if range.is_empty() {
-                finished(&[Finished {
-                    chunk,
-                    items: at..at,
-                    counts: vec![0; buffers.counts],
-                }])?;
+            at += range.len();
+            let run_ends = taken.get(i + 1) != Some(&(chunk + 1));
+            if run_ends {
+                let (first, last) = (taken[run_start], chunk);
+                let items = partition.chunk_range(first).start..range.end;
+                let written = at - items.len();
+                if !items.is_empty() {
+                    write(items, written)?;
+                }
+                let mut counters = vec![0u64; words * (last - first + 1) as usize];
+                for c in first..=last {
+                    counters[words * (c - first) as usize + buffers.counts] =
+                        partition.chunk_range(c).len() as u64;
+                }
+                device.poke(&buffers.slot_counters, words * first as usize, &counters)?;
+                run_start = i + 1;
             }
         }
+        device.poke(&buffers.item_slots, start, &slots)?;
+        given.supplied = at;
+        let empty: Vec<Finished> = taken
+            .iter()
+            .filter(|&&chunk| partition.chunk_range(chunk).is_empty())
+            .map(|&chunk| Finished {
+                chunk,
+                items: at..at,
+                counts: vec![0; buffers.counts],
+            })
+            .collect();
+        // The items written so far first, then the close: a lane that sees the feed closed
+        // must see the final count.
         device.poke(&buffers.feed, 0, &[given.supplied as u32])?;
+        if closing {
+            device.poke(&buffers.feed, 1, &[1])?;
+            given.closed = true;
+        }
+        if !empty.is_empty() {
+            finished(&empty)?;
+        }
         Ok(())
     };
     // Reports the chunks whose last item is done since the last look.
@@ -198,9 +255,21 @@ pub(crate) fn run_fed(
     let ended = step("recording an event", stream.record_event(None))?;
     let mut stopping = false;
     let mut claimed = [0u32];
+    let mut last_look = launched;
     let outcome = (|| -> Result<()> {
         while !step("waiting for the GPU", ended.try_is_complete())? {
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            // A short run must not wait for a sleep: in the first half second spin, and look
+            // every millisecond; then look every 5 ms.
+            let early = launched.elapsed() < std::time::Duration::from_millis(500);
+            if early {
+                std::thread::yield_now();
+                if last_look.elapsed() < std::time::Duration::from_millis(1) {
+                    continue;
+                }
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            last_look = std::time::Instant::now();
             if control.cancelled() && !stopping {
                 stopping = true;
                 device.poke(&buffers.control, 1, &[1])?;
@@ -216,6 +285,7 @@ pub(crate) fn run_fed(
                 }
             }
             look(&mut given, finished)?;
+            also_look()?;
         }
         Ok(())
     })();
@@ -225,6 +295,7 @@ pub(crate) fn run_fed(
     }
     step("waiting for the GPU", stream.synchronize())?;
     outcome?;
+    also_look()?;
     // The chunks finished since the last look, also when the run was stopped.
     look(&mut given, finished)?;
     if stopping || control.cancelled() {

@@ -373,24 +373,48 @@ impl GpuDevice {
         buffer: &CudaSlice<T>,
         out: &mut [T],
     ) -> Result<(), GpuError> {
+        self.peek_at(buffer, 0, out)
+    }
+
+    /// [`peek`](Self::peek) from item `offset` of `buffer` on: for the parts of a buffer a
+    /// running kernel has finished with (a fed launch's finished chunks).
+    pub fn peek_at<T: cudarc::driver::DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+        offset: usize,
+        out: &mut [T],
+    ) -> Result<(), GpuError> {
         self.bind()?;
-        if out.len() > buffer.len() {
+        if offset
+            .checked_add(out.len())
+            .is_none_or(|end| end > buffer.len())
+        {
             return Err(GpuError::Unsupported(format!(
-                "reading {} items of a {}-item buffer",
+                "reading {} items at {offset} of a {}-item buffer",
                 out.len(),
                 buffer.len()
             )));
         }
+        if out.is_empty() {
+            return Ok(());
+        }
         let pointer = {
             let (pointer, _record) = buffer.device_ptr(&self.stream);
-            pointer
+            pointer + (offset * std::mem::size_of::<T>()) as u64
         };
-        // SAFETY: `pointer` is the live buffer `buffer`, at least `out.len()` items (checked
+        // SAFETY: the range [offset, offset + out.len()) lies inside the live buffer (checked
         // above); the copy is waited for before `out` is used.
         step("reading counters", unsafe {
             memcpy_dtoh_async(out, pointer, self.monitor.cu_stream())
         })?;
         step("reading counters", self.monitor.synchronize())
+    }
+
+    /// The device address of `buffer` (for a block of addresses a kernel reads, such as the
+    /// engine's `kernels::work::Work`).
+    pub fn address<T>(&self, buffer: &CudaSlice<T>) -> u64 {
+        let (pointer, _record) = buffer.device_ptr(&self.stream);
+        pointer
     }
 
     /// Writes `data` into `buffer` from item `offset` on, through the monitor stream, while a

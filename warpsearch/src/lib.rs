@@ -17,7 +17,7 @@
 pub mod backend;
 pub mod engine;
 pub mod error;
-mod feed;
+pub mod feed;
 pub mod gomoku;
 pub mod gpu;
 pub mod kit;

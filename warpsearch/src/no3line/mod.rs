@@ -20,7 +20,7 @@
 
 use crate::backend::{Backend, cpu_pool};
 use crate::error::{Error, GpuError, Result};
-use crate::feed::{FedBuffers, Finished, Pace, run_fed};
+use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};

@@ -471,11 +471,14 @@ pub(crate) fn search_gpu_fed(
         source,
         &buffers,
         pace,
-        &write,
-        &launch,
-        &mut finished,
         control,
-        &|| launcher.stop_inside_subtrees(device),
+        FedLaunch {
+            write: &write,
+            launch: &launch,
+            finished: &mut finished,
+            look: &mut || Ok(()),
+            also_stop: &|| launcher.stop_inside_subtrees(device),
+        },
     )?;
     // A subtree abandoned on a full stack after its chunk's last look is still an error.
     launcher.boards(device).map(|_| ())

@@ -4,7 +4,7 @@ use super::jobs::{Estimator, JobList};
 use super::{Counts, known, reference, validate};
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
-use crate::feed::{FedBuffers, Finished, Pace, run_fed};
+use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use crate::shard::{
@@ -800,11 +800,14 @@ fn run_gpu_fed(
         source,
         &buffers,
         pace,
-        &write,
-        &launch,
-        &mut finished,
         control,
-        &|| Ok(()),
+        FedLaunch {
+            write: &write,
+            launch: &launch,
+            finished: &mut finished,
+            look: &mut || Ok(()),
+            also_stop: &|| Ok(()),
+        },
     )
 }
 

@@ -392,30 +392,24 @@ pub fn probe_unit(n: u32, word: u64, pick: &mut dyn FnMut(u32) -> u32) -> f64 {
 /// its own board, refilled from the work queue while its neighbours are busy.
 ///
 /// # Safety
-/// The engine's calling convention: `params[0]` is n; `units` holds `count` words; `next`
-/// and `cancel` are zeroed device words; `results` holds `2 × count` words (each unit's
-/// arrays and nodes); whole-warp blocks,
-/// each thread with `4 · slab_words` bytes of dynamic shared memory.
+/// The engine's calling convention (`kernels::work`): `params[0]` is n; one word a unit, two
+/// result words a unit (its arrays and nodes); blocks of `kernels::dfs::BLOCK` threads, each
+/// with `4 · slab_words` bytes of dynamic shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn costas_count(
     params: *const u64,
-    units: *const u64,
-    count: u32,
-    next: *const core::sync::atomic::AtomicU32,
-    cancel: *const core::sync::atomic::AtomicU32,
-    results: *mut u64,
+    work: *const kernels::work::Work,
 ) {
+    use kernels::dfs::{Report, walk_units};
     // SAFETY: the calling convention above.
     unsafe {
-        let n = *params as u32;
+        let (n, work) = (*params as u32, &*work);
         // The order is the same in every lane: a uniform branch between two instantiations.
         if n <= NARROW_MAX_N {
-            let tree = CostasTree::<false> { n };
-            kernels::dfs::walk_units_with_nodes(&tree, units, 1, count, &*next, &*cancel, results);
+            walk_units(&CostasTree::<false> { n }, work, 1, Report::CountsAndNodes);
         } else {
-            let tree = CostasTree::<true> { n };
-            kernels::dfs::walk_units_with_nodes(&tree, units, 1, count, &*next, &*cancel, results);
+            walk_units(&CostasTree::<true> { n }, work, 1, Report::CountsAndNodes);
         }
     }
 }

@@ -510,31 +510,26 @@ pub fn search_unit(marks: u32, prefix: u32, words: usize, best: &AtomicU64, unit
 /// unit, all of them pruning against the one bound word.
 ///
 /// # Safety
-/// The engine's calling convention: `params` holds the marks, the prefix and the bitmaps'
-/// words; `units` holds `count` words; `next` and `cancel` are zeroed device words; `results`
-/// holds `2 · count` words; `bound` is the run's bound word on this GPU; blocks of
+/// The engine's calling convention (`kernels::work`): `params` holds the marks, the prefix
+/// and the bitmaps' words; one word a unit, two result words a unit; blocks of
 /// `kernels::dfs::BLOCK` threads, each with `4 · slab_words` bytes of dynamic shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn golomb_search(
     params: *const u64,
-    units: *const u64,
-    count: u32,
-    next: *const core::sync::atomic::AtomicU32,
-    cancel: *const core::sync::atomic::AtomicU32,
-    results: *mut u64,
-    bound: *const AtomicU64,
+    work: *const kernels::work::Work,
 ) {
+    use kernels::dfs::{Report, walk_units};
     // SAFETY: the calling convention above.
     unsafe {
-        let (marks, prefix) = (*params as u32, *params.add(1) as u32);
+        let (marks, prefix, work) = (*params as u32, *params.add(1) as u32, &*work);
         with_width!(*params.add(2), |W| {
             let tree = Ruler::<W> {
                 marks,
                 prefix,
-                best: &*bound,
+                best: work.bound(),
             };
-            kernels::dfs::walk_units_with_nodes(&tree, units, 1, count, &*next, &*cancel, results)
+            walk_units(&tree, work, 1, Report::CountsAndNodes)
         })
     }
 }

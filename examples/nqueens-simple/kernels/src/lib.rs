@@ -87,18 +87,14 @@ impl DepthFirst for Queens {
 /// The kernel: the skeleton over [`Queens`], each unit's count and nodes in two words.
 ///
 /// # Safety
-/// The engine's calling convention: `params` = [n, split]; `units` holds `2 × count` words
-/// and `results` `2 × count`; `next` and `cancel` are zeroed; whole-warp blocks, each thread
-/// with `4 · slab_words` bytes of dynamic shared memory.
+/// The engine's calling convention (`kernels::work`): `params` = [n, split]; two words a
+/// unit, two result words a unit; whole-warp blocks, each thread with `4 · slab_words` bytes
+/// of dynamic shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn nqueens_simple(
     params: *const u64,
-    units: *const u64,
-    count: u32,
-    next: *const core::sync::atomic::AtomicU32,
-    cancel: *const core::sync::atomic::AtomicU32,
-    results: *mut u64,
+    work: *const kernels::work::Work,
 ) {
     // SAFETY: the calling convention above.
     unsafe {
@@ -106,6 +102,6 @@ pub unsafe extern "ptx-kernel" fn nqueens_simple(
             n: *params as u32,
             split: *params.add(1) as u32,
         };
-        kernels::dfs::walk_units_with_nodes(&tree, units, 2, count, &*next, &*cancel, results);
+        kernels::dfs::walk_units(&tree, &*work, 2, kernels::dfs::Report::CountsAndNodes);
     }
 }
