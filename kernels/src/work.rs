@@ -174,6 +174,18 @@ impl Work {
         }
     }
 
+    /// Counts one more piece of unit `index` to [`finish`](Self::finish) before its chunk is
+    /// done: the skeleton's hand-over splits a unit between lanes, and each piece finishes on
+    /// its own. Must happen while another piece of the unit is unfinished
+    /// ([`SlotCounters::add_piece`]).
+    #[inline(always)]
+    pub fn add_piece(&self, index: u32) {
+        // SAFETY: the chunks are valid for every unit of the launch (the contract of `new`).
+        if let Some(chunks) = unsafe { SlotCounters::new(self.unit_chunks, self.chunk_left) } {
+            chunks.add_piece::<0>(index);
+        }
+    }
+
     /// The run's shared bound on this GPU (`u64::MAX` until a solution lowers it).
     #[inline(always)]
     pub fn bound(&self) -> &AtomicU64 {
