@@ -20,8 +20,11 @@
 //! last choice is taken is left in that step, and the walk comes back straight to the nearest
 //! level above with choices left. On the GPU the 32 lanes take their steps together; a lane
 //! whose unit is done claims the next one (one warp-aggregated atomic for every lane that needs
-//! a unit) while the others go on, so units of very different sizes keep the warp busy. What a
-//! step costs beyond the tree's own code: a vote that asks whether any lane needs a unit, the
+//! a unit) while the others go on, so units of very different sizes keep the warp busy. Once
+//! the work has run out for some lanes, a busy lane of a tree that undoes hands half of its top
+//! level's choices (near its unit's root) to an idle lane, with a copy of the tree's state, so
+//! the last units of a launch do not hold the warp to one lane. What a step costs beyond the
+//! tree's own code: a vote that asks whether any lane needs a unit, the
 //! pick of the lowest candidate, a shared-memory store of the rest when the walk goes deeper,
 //! and the branches between a leaf, a push and a pop.
 //!
