@@ -144,13 +144,19 @@ impl Candidates for u32 {
     /// The lower half of the choices (rounded down) and the upper half.
     #[inline(always)]
     fn split(self) -> Option<(Self, Self)> {
-        let choices = self.count_ones();
-        if choices < 2 {
-            return None;
-        }
-        let upper = self.skip(choices / 2);
-        Some((self ^ upper, upper))
+        halves(self, self.count_ones())
     }
+}
+
+/// `set` (of `choices` choices) as its lower half of choices (rounded down) and its upper
+/// half, when it has two or more: [`Candidates::split`] of the word-sized sets.
+#[inline(always)]
+fn halves<C: Candidates + core::ops::BitXor<Output = C>>(set: C, choices: u32) -> Option<(C, C)> {
+    if choices < 2 {
+        return None;
+    }
+    let upper = set.skip(choices / 2);
+    Some((set ^ upper, upper))
 }
 
 /// Up to 64 choices, in two slab words (low word first).
@@ -180,12 +186,7 @@ impl Candidates for u64 {
     /// The lower half of the choices (rounded down) and the upper half.
     #[inline(always)]
     fn split(self) -> Option<(Self, Self)> {
-        let choices = self.count_ones();
-        if choices < 2 {
-            return None;
-        }
-        let upper = self.skip(choices / 2);
-        Some((self ^ upper, upper))
+        halves(self, self.count_ones())
     }
 }
 

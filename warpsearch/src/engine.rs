@@ -732,13 +732,7 @@ impl<S: Search> FedRun<'_, S> {
             &buffers,
             pace,
             control,
-            FedLaunch {
-                write: &write,
-                launch: &launch,
-                finished: &mut finished,
-                look: &mut look,
-                also_stop: &|| Ok(()),
-            },
+            FedLaunch::new(&write, &launch, &mut finished).with_look(&mut look),
         );
         trace.mark("the launch (first supply to last chunk)");
         outcome

@@ -103,22 +103,52 @@ struct Given {
 
 /// What a fed launch does at each point of [`run_fed`], for the search that drives it.
 pub struct FedLaunch<'a> {
+    write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
+    launch: &'a dyn Fn() -> Result<()>,
+    finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
+    look: Option<&'a mut dyn FnMut() -> Result<()>>,
+    also_stop: Option<&'a dyn Fn() -> Result<()>>,
+}
+
+impl<'a> FedLaunch<'a> {
     /// `write(range, at)` writes the items of work-list positions `range` at item `at` of the
-    /// launch's item list (through [`GpuDevice::poke`]). `range` may span several chunks that
-    /// follow each other in the work list.
-    pub write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
-    /// Starts the kernel on the device's stream with the [`FedBuffers`].
-    pub launch: &'a dyn Fn() -> Result<()>,
-    /// Gets each chunk once, as soon as its last item is done (a chunk with no items at
-    /// once); several at a time when several finished since the last look.
-    pub finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
-    /// Runs at every look while the kernel runs (every millisecond in a run's first half
-    /// second, every 5 ms after): for what must be kept in step with a running kernel, such
-    /// as a shared bound.
-    pub look: &'a mut dyn FnMut() -> Result<()>,
-    /// Runs when the run is stopped, after the launch's stop word is set: for a kernel that
-    /// looks for a stop elsewhere too.
-    pub also_stop: &'a dyn Fn() -> Result<()>,
+    /// launch's item list (through [`GpuDevice::poke`]; `range` may span several chunks that
+    /// follow each other in the work list); `launch()` starts the kernel on the device's
+    /// stream with the [`FedBuffers`]; `finished(chunks)` gets each chunk once, as soon as its
+    /// last item is done (a chunk with no items at once), several at a time when several
+    /// finished since the last look.
+    pub fn new(
+        write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
+        launch: &'a dyn Fn() -> Result<()>,
+        finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
+    ) -> FedLaunch<'a> {
+        FedLaunch {
+            write,
+            launch,
+            finished,
+            look: None,
+            also_stop: None,
+        }
+    }
+
+    /// Also runs `look()` at every look while the kernel runs (every millisecond in a run's
+    /// first half second, every 5 ms after) and once after it: for what must be kept in step
+    /// with a running kernel, such as a shared bound.
+    pub fn with_look(self, look: &'a mut dyn FnMut() -> Result<()>) -> FedLaunch<'a> {
+        FedLaunch {
+            look: Some(look),
+            ..self
+        }
+    }
+
+    /// Also runs `also_stop()` when the run is stopped, after the launch's stop word is set:
+    /// for a kernel that looks for a stop elsewhere too.
+    pub fn with_also_stop(self, also_stop: &'a dyn Fn() -> Result<()>) -> FedLaunch<'a> {
+        FedLaunch {
+            also_stop: Some(also_stop),
+            ..self
+        }
+    }
 }
 
 /// Runs one fed launch on `device` until `source` has no chunk left and every chunk given to
@@ -142,9 +172,11 @@ pub fn run_fed(
         write,
         launch,
         finished,
-        look: also_look,
+        look: mut also_look,
         also_stop,
     } = launch;
+    let mut also_look = || also_look.as_mut().map_or(Ok(()), |look| look());
+    let also_stop = || also_stop.map_or(Ok(()), |stop| stop());
     let words = buffers.counts + 1;
     let capacity = buffers.item_slots.len();
     let mut given = Given::default();

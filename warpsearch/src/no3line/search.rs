@@ -472,13 +472,8 @@ pub(crate) fn search_gpu_fed(
         &buffers,
         pace,
         control,
-        FedLaunch {
-            write: &write,
-            launch: &launch,
-            finished: &mut finished,
-            look: &mut || Ok(()),
-            also_stop: &|| launcher.stop_inside_subtrees(device),
-        },
+        FedLaunch::new(&write, &launch, &mut finished)
+            .with_also_stop(&|| launcher.stop_inside_subtrees(device)),
     )?;
     // A subtree abandoned on a full stack after its chunk's last look is still an error.
     launcher.boards(device).map(|_| ())

@@ -801,13 +801,7 @@ fn run_gpu_fed(
         &buffers,
         pace,
         control,
-        FedLaunch {
-            write: &write,
-            launch: &launch,
-            finished: &mut finished,
-            look: &mut || Ok(()),
-            also_stop: &|| Ok(()),
-        },
+        FedLaunch::new(&write, &launch, &mut finished),
     )
 }
 
