@@ -449,7 +449,7 @@ fn run_selection<S: Search>(
     // One fed launch a GPU, chunks in the work list's order. (Heaviest first by Knuth's
     // estimate, 16 probes a chunk, was slower on one H100: Costas n = 15 0.037 → 0.042 s,
     // nqueens-simple N = 19 1.84 → 2.00 s; the tail is a few heavy units, not heavy chunks.)
-    let workers = Workers::of(backend, false);
+    let workers = Workers::of(backend);
     // The parameters are made once a run and copied to each GPU once, before its first
     // launch (a search's parameters may be large: Gomoku's threat table is 47 MB).
     let params = match backend {

@@ -222,34 +222,6 @@ impl GpuDevice {
         }
     }
 
-    /// A second handle on this GPU with its own streams, sharing the context and the loaded
-    /// kernels: two launches from two handles run concurrently, so one's tail (its last,
-    /// longest jobs) overlaps the other's start. Made before any kernel runs (creating a
-    /// stream can wait for running work).
-    fn second_lane(&self) -> Result<GpuDevice, GpuError> {
-        let stream = self
-            .ctx
-            .new_stream()
-            .map_err(|e| GpuError::driver("creating a stream", e))?;
-        let monitor = self
-            .ctx
-            .new_stream()
-            .map_err(|e| GpuError::driver("creating a stream", e))?;
-        Ok(GpuDevice {
-            ordinal: self.ordinal,
-            ctx: self.ctx.clone(),
-            stream,
-            monitor,
-            module: self.module.clone(),
-            name: self.name.clone(),
-            compute_capability: self.compute_capability,
-            multiprocessors: self.multiprocessors,
-            driver_cuda: self.driver_cuda.clone(),
-            driver_version: self.driver_version.clone(),
-            kernel_form: self.kernel_form,
-        })
-    }
-
     /// "GPU 1 (NVIDIA H200)": how errors and per-device reports name it.
     pub fn label(&self) -> String {
         format!("GPU {} ({})", self.ordinal, self.name)
@@ -605,12 +577,10 @@ impl std::str::FromStr for DeviceChoice {
     }
 }
 
-/// The GPUs of a run, each opened with the kernels loaded (at least one). When there are
-/// several, each also has a second *lane* (its own streams; see [`Gpus::lanes`]).
+/// The GPUs of a run, each opened with the kernels loaded (at least one).
 #[derive(Clone, Debug)]
 pub struct Gpus {
     devices: Arc<[Arc<GpuDevice>]>,
-    lanes: Arc<[Arc<GpuDevice>]>,
 }
 
 impl Gpus {
@@ -647,48 +617,32 @@ impl Gpus {
         if ordinals.is_empty() {
             return Err(GpuError::NoDevice);
         }
-        let several = ordinals.len() > 1;
-        let opened: Vec<Result<(GpuDevice, Option<GpuDevice>), GpuError>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = ordinals
-                    .iter()
-                    .map(|&ordinal| {
-                        scope.spawn(move || {
-                            let device = GpuDevice::open_ordinal(ordinal)?;
-                            let lane = several.then(|| device.second_lane()).transpose()?;
-                            Ok((device, lane))
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(GpuError::Bindings("opening a GPU".into())))
-                    })
-                    .collect()
-            });
-        let mut devices = Vec::new();
-        let mut lanes = Vec::new();
-        for result in opened {
-            let (device, lane) = result?;
-            let device = Arc::new(device);
-            lanes.push(device.clone());
-            lanes.extend(lane.map(Arc::new));
-            devices.push(device);
-        }
+        let opened: Vec<Result<GpuDevice, GpuError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = ordinals
+                .iter()
+                .map(|&ordinal| scope.spawn(move || GpuDevice::open_ordinal(ordinal)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(GpuError::Bindings("opening a GPU".into())))
+                })
+                .collect()
+        });
+        let devices = opened
+            .into_iter()
+            .map(|device| device.map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Gpus {
             devices: devices.into(),
-            lanes: lanes.into(),
         })
     }
 
     /// One opened GPU.
     pub fn one(device: GpuDevice) -> Gpus {
-        let devices: Arc<[Arc<GpuDevice>]> = vec![Arc::new(device)].into();
         Gpus {
-            lanes: devices.clone(),
-            devices,
+            devices: vec![Arc::new(device)].into(),
         }
     }
 
@@ -700,13 +654,6 @@ impl Gpus {
     /// Every GPU of the run.
     pub fn all(&self) -> &[Arc<GpuDevice>] {
         &self.devices
-    }
-
-    /// The handles work is spread over: one per GPU when there is one GPU, two per GPU (each
-    /// with its own streams) when there are several, so that every GPU always has a launch
-    /// queued behind the one finishing and never idles through a launch's tail.
-    pub fn lanes(&self) -> &[Arc<GpuDevice>] {
-        &self.lanes
     }
 
     /// How many GPUs.

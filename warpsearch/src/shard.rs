@@ -642,10 +642,10 @@ impl Workers {
         chunks
     }
 
-    /// The workers of `backend`: every GPU (or, with `lanes`, every lane of every GPU, for
-    /// searches that run batches of chunks), or the CPU pool taking one chunk at a time (so
-    /// its checkpoints follow every chunk).
-    pub fn of(backend: &crate::backend::Backend, lanes: bool) -> Workers {
+    /// The workers of `backend`: every GPU (each runs one fed launch for the whole run, or
+    /// launches of its own), or the CPU pool taking one chunk at a time (so its checkpoints
+    /// follow every chunk).
+    pub fn of(backend: &crate::backend::Backend) -> Workers {
         match backend {
             crate::backend::Backend::Cpu(_) => Workers {
                 names: vec![backend.describe()],
@@ -653,10 +653,7 @@ impl Workers {
                 weights: None,
             },
             crate::backend::Backend::Gpu(gpus) => Workers {
-                names: if lanes { gpus.lanes() } else { gpus.all() }
-                    .iter()
-                    .map(|d| d.label())
-                    .collect(),
+                names: gpus.all().iter().map(|d| d.label()).collect(),
                 max_batch: usize::MAX,
                 weights: None,
             },

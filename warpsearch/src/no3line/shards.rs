@@ -189,7 +189,7 @@ pub(crate) fn search_chunks(
     };
     // The CPU pool takes a chunk at a time; every GPU runs one launch for the whole run, fed
     // chunk by chunk ([`crate::feed`]).
-    let workers = crate::shard::Workers::of(backend, false);
+    let workers = crate::shard::Workers::of(backend);
     let workers = match whole.subtrees.chunk_weights(n, partition) {
         Some(weights) => workers.with_weights(weights),
         None => workers,

@@ -565,7 +565,7 @@ fn count_shard_with(
         part
     };
     // One worker per GPU (each feeds its own launch) or the CPU pool.
-    let workers = crate::shard::Workers::of(backend, false);
+    let workers = crate::shard::Workers::of(backend);
     // A GPU's launch is fed the chunks it takes (reporting each as its last job is done); the
     // CPU runs one chunk at a time. Only the whole shard shows progress.
     let levels = list.levels;
