@@ -669,8 +669,10 @@ fn hand_over<T: DepthFirst, S: Slab>(
         receiving,
         idle_rank.map(|rank| {
             let mut votes = busy_votes;
+            // Lanes that receive nothing may count past the busy lanes: the set bits run
+            // out, and clearing the lowest of none leaves none.
             for _ in 0..rank {
-                votes &= votes - 1;
+                votes &= votes.wrapping_sub(1);
             }
             votes.trailing_zeros()
         }),
