@@ -32,20 +32,25 @@ pub const MAX_UNIT_WORDS: usize = 8;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Work {
-    /// `capacity` units, each the search's unit words; a unit below the feed's supplied count
-    /// is written and final.
+    /// The launch's units, each the search's unit words, as a ring: unit `i` lies at position
+    /// `i & positions`. A unit below the feed's supplied count is written and final; the host
+    /// writes a position again only after the unit there before is finished and its result
+    /// read back.
     units: *const u64,
-    /// Units the launch can hold.
-    capacity: u64,
+    /// The ring's positions less one ([`ring_mask`] of what the launch holds: a power of two
+    /// less one, so a position is one `and`). A launch whose units all fit never goes round,
+    /// and its buffers need hold only those units.
+    positions: u64,
     /// `[supplied, closed]`: the host raises the first once it has written more units, and
     /// sets the second when no more will come ([`Feed`]).
     feed: *const [AtomicU32; 2],
     /// `[next, cancel]`: the work queue's counter (units claimed so far, which the engine
     /// reads for progress) and the stop word the host sets on Ctrl-C.
     queue: *const [AtomicU32; 2],
-    /// The results, the search's result words a unit, in unit order.
+    /// The results, the search's result words a unit, at the unit's position (zeroed before
+    /// the unit is supplied).
     results: *mut u64,
-    /// The chunk of each unit (null: none kept; a launch of tests).
+    /// The chunk of the unit at each position (null: none kept; a launch of tests).
     unit_chunks: *const u32,
     /// Each chunk's units not yet finished ([`SlotCounters`] with no counts).
     chunk_left: *const AtomicU64,
@@ -55,6 +60,13 @@ pub struct Work {
 
 /// The words of a [`Work`] block.
 pub const WORK_WORDS: usize = 8;
+
+/// The second word of a [`Work`] block for a launch that holds `capacity` units: the smallest
+/// power of two at least `capacity`, less one. Unit `i` is at position `i & ring_mask`: for
+/// `i < capacity` that is `i`, and a ring of a power of two positions goes round.
+pub const fn ring_mask(capacity: u32) -> u64 {
+    (capacity as u64).next_power_of_two() - 1
+}
 const _: () = assert!(core::mem::size_of::<Work>() == 8 * WORK_WORDS);
 
 impl Work {
@@ -63,8 +75,9 @@ impl Work {
     /// # Safety
     /// `units` holds `capacity` units of the kernel's unit words and `results` `capacity`
     /// units' result words; `feed`, `queue` and `bound` are valid words; a non-null
-    /// `unit_chunks` holds a chunk below the groups of `chunk_left` for every unit; all of them
-    /// live as long as the block is used, and nothing but the walk writes `results`.
+    /// `unit_chunks` holds a chunk below the groups of `chunk_left` for every position; all of
+    /// them live as long as the block is used, nothing but the walk writes `results`, and the
+    /// host supplies no unit whose position still holds an unfinished one.
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn new(
         units: *const u64,
@@ -78,7 +91,7 @@ impl Work {
     ) -> Work {
         Work {
             units,
-            capacity: capacity.into(),
+            positions: ring_mask(capacity),
             feed,
             queue,
             results,
@@ -105,10 +118,18 @@ impl Work {
     }
 
     /// Whether the unit at `index` is written, never will be, or not yet ([`Feed::supply`]).
+    /// A run may supply more units than the launch holds at once (the ring of `units`), so the
+    /// supplied count is not capped at the capacity.
     #[inline(always)]
     pub fn supply(&self, index: u32) -> Supply {
         // SAFETY: `feed` is valid for the block's life (the contract of `new`).
-        Feed::host(unsafe { &*self.feed }, self.capacity as u32).supply(index)
+        Feed::host(unsafe { &*self.feed }, u32::MAX).supply(index)
+    }
+
+    /// The ring position of unit `index`: `index & positions`, one `and`.
+    #[inline(always)]
+    fn position(&self, index: u32) -> usize {
+        (index & self.positions as u32) as usize
     }
 
     /// For a kernel that runs one unit a thread: the index of this thread's next unit, once
@@ -141,7 +162,7 @@ impl Work {
     #[inline(always)]
     pub unsafe fn unit(&self, index: u32, words: u32) -> [u64; MAX_UNIT_WORDS] {
         let mut unit = [0; MAX_UNIT_WORDS];
-        let base = index as usize * words as usize;
+        let base = self.position(index) * words as usize;
         // A loop of fixed length, unrolled, so that the array stays in registers.
         for (word, slot) in unit.iter_mut().enumerate() {
             if word < words as usize {
@@ -159,7 +180,7 @@ impl Work {
     #[inline(always)]
     pub unsafe fn result(&self, index: u32, words: u32) -> *mut u64 {
         // SAFETY: a claimed unit's result lies inside `results` (the contract of `new`).
-        unsafe { self.results.add(index as usize * words as usize) }
+        unsafe { self.results.add(self.position(index) * words as usize) }
     }
 
     /// Counts unit `index` done, after its result words are written: they are visible
@@ -170,7 +191,7 @@ impl Work {
     pub fn finish(&self, index: u32) {
         // SAFETY: the chunks are valid for every unit of the launch (the contract of `new`).
         if let Some(chunks) = unsafe { SlotCounters::new(self.unit_chunks, self.chunk_left) } {
-            chunks.finish::<0>(index, []);
+            chunks.finish::<0>(self.position(index) as u32, []);
         }
     }
 
@@ -182,7 +203,7 @@ impl Work {
     pub fn add_piece(&self, index: u32) {
         // SAFETY: the chunks are valid for every unit of the launch (the contract of `new`).
         if let Some(chunks) = unsafe { SlotCounters::new(self.unit_chunks, self.chunk_left) } {
-            chunks.add_piece::<0>(index);
+            chunks.add_piece::<0>(self.position(index) as u32);
         }
     }
 
@@ -292,6 +313,78 @@ mod tests {
         assert_eq!(results[9], 218);
         assert_eq!(left.map(|l| l.load(Ordering::Relaxed)), [0, 0]);
         assert_eq!(work.bound().load(Ordering::Relaxed), u64::MAX);
+    }
+
+    #[test]
+    fn a_run_longer_than_the_launch_goes_round_its_ring() {
+        // 10 units through a ring of 4 positions, each unit its own chunk: the "host" writes
+        // unit i at position i mod 4 once unit i − 4 is finished and its result read back,
+        // as the engine does when a search's list is made while the launch runs.
+        const UNITS: u32 = 10;
+        const RING: usize = 4;
+        let units: [AtomicU64; RING] = core::array::from_fn(|_| AtomicU64::new(0));
+        let results: [AtomicU64; RING] = core::array::from_fn(|_| AtomicU64::new(0));
+        let unit_chunks: [AtomicU32; RING] = core::array::from_fn(|_| AtomicU32::new(0));
+        let left: [AtomicU64; UNITS as usize] = core::array::from_fn(|_| AtomicU64::new(1));
+        let feed = [AtomicU32::new(0), AtomicU32::new(0)];
+        let queue = [AtomicU32::new(0), AtomicU32::new(0)];
+        let bound = AtomicU64::new(u64::MAX);
+        // SAFETY: the ring's buffers hold one-word units and results and a chunk for each
+        // position (`AtomicU64` and `AtomicU32` have the layout of `u64` and `u32`); every
+        // chunk is below 10; the host below writes a position only once its unit is finished.
+        let work = unsafe {
+            Work::new(
+                units.as_ptr().cast(),
+                RING as u32,
+                &feed,
+                &queue,
+                results.as_ptr().cast_mut().cast(),
+                unit_chunks.as_ptr().cast(),
+                left.as_ptr(),
+                &bound,
+            )
+        };
+        let read_back: Vec<u64> = std::thread::scope(|scope| {
+            let host = scope.spawn(|| {
+                let mut read_back = Vec::new();
+                for i in 0..UNITS as usize {
+                    let position = i % RING;
+                    if let Some(before) = i.checked_sub(RING) {
+                        while left[before].load(Ordering::Acquire) != 0 {
+                            std::thread::yield_now();
+                        }
+                        read_back.push(results[position].swap(0, Ordering::Relaxed));
+                    }
+                    units[position].store(100 + i as u64, Ordering::Relaxed);
+                    unit_chunks[position].store(i as u32, Ordering::Relaxed);
+                    feed[0].store(i as u32 + 1, Ordering::Release);
+                }
+                feed[1].store(1, Ordering::Release);
+                for i in UNITS as usize - RING..UNITS as usize {
+                    while left[i].load(Ordering::Acquire) != 0 {
+                        std::thread::yield_now();
+                    }
+                    read_back.push(results[i % RING].load(Ordering::Relaxed));
+                }
+                read_back
+            });
+            let mut taken = Vec::new();
+            while let Some(index) = work.next_unit() {
+                // SAFETY: the unit is ready, one word; its result is this thread's.
+                unsafe {
+                    let unit = work.unit(index, 1)[0];
+                    *work.result(index, 1) = unit * 2;
+                }
+                work.finish(index);
+                taken.push(index);
+            }
+            assert_eq!(taken, (0..UNITS).collect::<Vec<u32>>());
+            host.join().unwrap()
+        });
+        assert_eq!(
+            read_back,
+            (0..10).map(|i| 200 + 2 * i).collect::<Vec<u64>>()
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, GpuError, Result};
-use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, run_fed};
+use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, Trace, ring_pieces, run_fed};
 use crate::gpu::{GpuDevice, launch_config, step};
 use crate::run::RunControl;
 use crate::shard::{CheckpointFile, Shard, ShardResult};
@@ -186,8 +186,26 @@ pub trait Search: Sync {
     /// The problem size, for result files and checkpoints.
     fn size(&self) -> u32;
     /// The work list: `UNIT_WORDS` words per unit, the same on every machine (it is what
-    /// shards and checkpoints refer to).
+    /// shards and checkpoints refer to). With [`EXPANDS`](Self::EXPANDS), a list of roots
+    /// that [`expand`](Self::expand) makes into the units that run.
     fn units(&self) -> Vec<u64>;
+    /// Whether the work list is streamed: [`units`](Self::units) is a short list of roots
+    /// (what the partition into chunks, shards, checkpoints and the fingerprint refer to),
+    /// and each chunk's roots are made into the units that run by
+    /// [`expand`](Self::expand) when the chunk is handed out, on every core, while the GPUs
+    /// already count the chunks before it. A run then neither waits for a long list to be
+    /// made nor holds it: each GPU's launch keeps a ring of units that the engine refills
+    /// as chunks finish. `false` (the default): the units of the list run as they are.
+    const EXPANDS: bool = false;
+    /// The units one root of the work list stands for, appended to `units` in a fixed order
+    /// (`UNIT_WORDS` words each; none when the root has no work): called only with
+    /// [`EXPANDS`](Self::EXPANDS). The root's counts are the sum of theirs, so how deep a
+    /// search expands changes neither its counts nor its fingerprint (only the nodes its
+    /// units walk, when the levels above them go uncounted); it must depend on the root
+    /// alone (not on the backend), so that every machine runs the same units.
+    fn expand(&self, root: &[u64], units: &mut Vec<u64>) {
+        units.extend_from_slice(root);
+    }
     /// Words handed to the kernel as its first argument (its parameters, e.g. the size).
     fn params(&self) -> Vec<u64>;
     /// Runs one unit on the CPU and writes its `RESULT_WORDS` result words: the same code the
@@ -331,7 +349,8 @@ pub fn predict<S: Search>(
 /// lane's work), so a sample timed so would predict a run several times too long: a search
 /// on the depth-first skeleton, whose whole list fills a GPU only a few times over, is such
 /// a case (nqueens-simple N = 20 on an H100: 62 s predicted, 13.7 s counted). `None` on the
-/// CPU, whose threads a chunk always fills.
+/// CPU, whose threads a chunk always fills. A streamed list ([`Search::EXPANDS`]) counts the
+/// units its first chunk's roots expand to.
 pub fn sample_underfills<S: Search>(
     search: &S,
     backend: &Backend,
@@ -343,7 +362,16 @@ pub fn sample_underfills<S: Search>(
     let Some(kernel) = search.kernel() else {
         return Ok(None);
     };
-    let per_chunk = units / units.clamp(1, CHUNKS as u64);
+    let per_chunk = if S::EXPANDS {
+        let roots = search.units();
+        let list: Vec<&[u64]> = roots.chunks(S::UNIT_WORDS.max(1)).collect();
+        let chunks = list.len().clamp(1, CHUNKS) as u32;
+        let partition = Partition::new(search.problem(), search.size(), &list, chunks);
+        let first = chunk_units(search, &roots, partition.chunk_range(0))?;
+        (first.len() / S::UNIT_WORDS.max(1)) as u64
+    } else {
+        units / units.clamp(1, CHUNKS as u64)
+    };
     let device = gpus.first();
     let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
     let shape = search.launch();
@@ -356,6 +384,14 @@ pub fn sample_underfills<S: Search>(
 
 /// Chunks a search's work list is grouped into (fewer when there are fewer units).
 pub const CHUNKS: usize = 256;
+
+/// A streamed list's ring ([`Search::EXPANDS`]) holds at least this many units a lane the
+/// GPU runs at once, and at least [`RING_UNITS`] units, in at most [`RING_BYTES`].
+const RING_LANES: usize = 8;
+/// See [`RING_LANES`].
+const RING_UNITS: usize = 1 << 20;
+/// See [`RING_LANES`].
+const RING_BYTES: usize = 256 << 20;
 
 /// Runs shard `shard` of `search` on `backend` (every CPU core, or every GPU), resuming from
 /// and saving to `checkpoint` when given. [`Shard::WHOLE`] is the whole search; the counts of
@@ -418,6 +454,7 @@ fn run_selection<S: Search>(
             "a search's units and results need at least one word each".into(),
         ));
     }
+    let started = std::time::Instant::now();
     let mut trace = Trace::start();
     let units = search.units();
     trace.mark("the work list");
@@ -485,13 +522,16 @@ fn run_selection<S: Search>(
                 if batch.is_empty() {
                     return Ok(());
                 }
-                let ranges: Vec<_> = batch.iter().map(|&c| partition.chunk_range(c)).collect();
-                let results = run_cpu(search, pool, &list, &ranges, control)?;
+                let made = pool.install(|| {
+                    batch
+                        .par_iter()
+                        .map(|&c| chunk_units(search, &units, partition.chunk_range(c)))
+                        .collect::<Result<Vec<_>>>()
+                })?;
+                let results = run_cpu(search, pool, &made, control)?;
                 let mut offset = 0;
-                for (&chunk, range) in batch.iter().zip(&ranges) {
-                    let words = range.len() * S::RESULT_WORDS;
-                    let chunk_units =
-                        &units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+                for (&chunk, chunk_units) in batch.iter().zip(&made) {
+                    let words = chunk_units.len() / S::UNIT_WORDS * S::RESULT_WORDS;
                     report(
                         chunk,
                         search.partial_of(chunk_units, &results[offset..offset + words]),
@@ -504,32 +544,65 @@ fn run_selection<S: Search>(
             }
         }
     };
-    let run = run_chunks(
+    // The list and its partition are part of the run's time.
+    let setup = started.elapsed().as_secs_f64();
+    let mut run = run_chunks(
         &partition, selection, checkpoint, control, &workers, run_worker,
     )?;
+    run.seconds += setup;
     trace.mark("the chunks");
     Ok((run, partition))
 }
 
-/// The units of `ranges` on every thread of `pool`; their results in order.
+/// The units of the work list's positions `range` (`units` is the whole list): the list's own
+/// words, or with [`Search::EXPANDS`] what its roots expand to, in the list's order (made on
+/// one thread: callers make several chunks at once).
+fn chunk_units<'a, S: Search>(
+    search: &S,
+    units: &'a [u64],
+    range: Range<usize>,
+) -> Result<std::borrow::Cow<'a, [u64]>> {
+    let words = &units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+    if !S::EXPANDS {
+        return Ok(words.into());
+    }
+    let mut made = Vec::new();
+    for root in words.chunks(S::UNIT_WORDS) {
+        search.expand(root, &mut made);
+    }
+    if !made.len().is_multiple_of(S::UNIT_WORDS) {
+        return Err(Error::InvalidArgument(format!(
+            "{} expanded its roots into {} words, not whole {}-word units",
+            search.problem(),
+            made.len(),
+            S::UNIT_WORDS
+        )));
+    }
+    Ok(made.into())
+}
+
+/// The units of each of `chunks` (`UNIT_WORDS` words each) on every thread of `pool`; their
+/// results in order.
 fn run_cpu<S: Search>(
     search: &S,
     pool: &rayon::ThreadPool,
-    list: &[&[u64]],
-    ranges: &[std::ops::Range<usize>],
+    chunks: &[std::borrow::Cow<[u64]>],
     control: &RunControl,
 ) -> Result<Vec<u64>> {
-    let indices: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
-    let mut results = vec![0u64; indices.len() * S::RESULT_WORDS];
+    let units: Vec<&[u64]> = chunks
+        .iter()
+        .flat_map(|chunk| chunk.chunks(S::UNIT_WORDS))
+        .collect();
+    let mut results = vec![0u64; units.len() * S::RESULT_WORDS];
     pool.install(|| {
         results
             .par_chunks_mut(S::RESULT_WORDS)
-            .zip(indices.par_iter())
-            .try_for_each(|(result, &index)| {
+            .zip(units.par_iter())
+            .try_for_each(|(result, unit)| {
                 if control.cancelled() {
                     return Err(Error::Interrupted);
                 }
-                search.run_unit(list[index], result);
+                search.run_unit(unit, result);
                 Ok(())
             })
     })?;
@@ -548,27 +621,6 @@ fn upload_params(device: &GpuDevice, params: &[u64]) -> Result<cudarc::driver::C
         "copying parameters",
         device.stream().clone_htod(params),
     )?)
-}
-
-/// With `WARPSEARCH_TRACE` set, the time each phase of a run took, on stderr: where a short
-/// run's time goes (the work list, the copies, the kernel, the results).
-struct Trace(Option<std::time::Instant>);
-
-impl Trace {
-    fn start() -> Trace {
-        Trace(std::env::var_os("WARPSEARCH_TRACE").map(|_| std::time::Instant::now()))
-    }
-
-    /// Prints the time since the last mark as `what`'s.
-    fn mark(&mut self, what: &str) {
-        if let Some(last) = &mut self.0 {
-            eprintln!(
-                "trace: {what}: {:.3} ms",
-                last.elapsed().as_secs_f64() * 1e3
-            );
-            *last = std::time::Instant::now();
-        }
-    }
 }
 
 /// One GPU's part of a run of a [`Search`]: one fed launch ([`crate::feed`]) for every chunk
@@ -610,7 +662,20 @@ impl<S: Search> FedRun<'_, S> {
         let blocks =
             device.resident_blocks(&function, shape.block, shared)? * device.multiprocessors;
         let lanes = blocks as usize * shape.block as usize;
-        let capacity = (self.units.len() / S::UNIT_WORDS).max(1);
+        let listed = self.units.len() / S::UNIT_WORDS;
+        // A list runs whole from the launch's buffers; a streamed one goes round a ring of
+        // units that holds several times what the GPU runs at once (at most 256 MiB; a power
+        // of two, so that the kernel finds a position with one `and`).
+        let capacity = if S::EXPANDS {
+            let bytes = 8 * (S::UNIT_WORDS + S::RESULT_WORDS) + 4;
+            let most = 1usize << (RING_BYTES / bytes).max(1).ilog2();
+            (RING_LANES * lanes)
+                .max(RING_UNITS)
+                .next_power_of_two()
+                .min(most)
+        } else {
+            listed.max(1)
+        };
         // The kernel's queue counter is a `u32` that every lane raises once more when it finds
         // the queue empty: past `u32::MAX` it would wrap and hand out units again.
         if (capacity + lanes) as u64 > u64::from(u32::MAX) {
@@ -637,7 +702,7 @@ impl<S: Search> FedRun<'_, S> {
         let buffers = FedBuffers::new(device, capacity, self.partition, 0)?;
         let work: [u64; kernels::work::WORK_WORDS] = [
             device.address(&device_units),
-            capacity as u64,
+            kernels::work::ring_mask(capacity as u32),
             device.address(&buffers.feed),
             device.address(&buffers.control),
             device.address(&results),
@@ -648,26 +713,49 @@ impl<S: Search> FedRun<'_, S> {
         let device_work = step("copying the launch's words", stream.clone_htod(&work))?;
         device.synchronize()?;
         trace.mark("allocating");
+        // Units `at..` of the launch: at their ring positions, with their results zeroed when
+        // the positions were used before (a result is added to, not stored).
+        let write_units = |words: &[u64], at: usize| -> Result<()> {
+            let position = at % capacity;
+            device.poke(&device_units, position * S::UNIT_WORDS, words)?;
+            if at >= capacity {
+                let zeros = vec![0u64; words.len() / S::UNIT_WORDS * S::RESULT_WORDS];
+                device.poke(&results, position * S::RESULT_WORDS, &zeros)?;
+            }
+            Ok(())
+        };
         let write = |range: Range<usize>, at: usize| -> Result<()> {
-            let words = &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
-            Ok(device.poke(&device_units, at * S::UNIT_WORDS, words)?)
+            write_units(
+                &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS],
+                at,
+            )
+        };
+        let make = |chunks: &[u32]| -> Result<Vec<Vec<u64>>> {
+            chunks
+                .par_iter()
+                .map(|&chunk| {
+                    let range = self.partition.chunk_range(chunk);
+                    Ok(chunk_units(self.search, self.units, range)?.into_owned())
+                })
+                .collect()
         };
         let launch = || -> Result<()> {
             let mut launch = stream.launch_builder(&function);
             launch.arg(device_params).arg(&device_work);
             // SAFETY: the engine's calling convention (`kernels::work`), which `Search`
             // implementors promise their kernel follows: the parameters, and a `Work` block
-            // of room for `capacity` units of `UNIT_WORDS` words and their `RESULT_WORDS`
-            // result words, zeroed feed, queue and chunk counters, a chunk for every unit the
-            // feed supplies, the bound word; the shared memory `Search::launch` asks for;
-            // whole-warp blocks (checked above).
+            // of a ring of `capacity` units of `UNIT_WORDS` words and their `RESULT_WORDS`
+            // result words (a position written again only after its unit's chunk was
+            // reported, its result zeroed), zeroed feed, queue and chunk counters, a chunk for
+            // every position the feed supplies, the bound word; the shared memory
+            // `Search::launch` asks for; whole-warp blocks (checked above).
             step(&format!("launching {}", kernel.name), unsafe {
                 launch.launch(launch_config(blocks, shape.block, shared))
             })?;
             Ok(())
         };
         // A finished chunk's results, read while the kernel goes on: chunks next to each other
-        // in the launch's list in one copy.
+        // in the launch in one copy (two where they go round the ring's end).
         let mut finished = |chunks: &[Finished]| -> Result<()> {
             let mut chunks: Vec<&Finished> = chunks.iter().collect();
             chunks.sort_by_key(|chunk| chunk.items.start);
@@ -681,13 +769,23 @@ impl<S: Search> FedRun<'_, S> {
                 }
                 let items = chunks[first].items.start..chunks[last].items.end;
                 let mut read = vec![0u64; items.len() * S::RESULT_WORDS];
-                device.peek_at(&results, items.start * S::RESULT_WORDS, &mut read)?;
+                for (piece, position) in ring_pieces(items.clone(), capacity) {
+                    let offset = (piece.start - items.start) * S::RESULT_WORDS;
+                    device.peek_at(
+                        &results,
+                        position * S::RESULT_WORDS,
+                        &mut read[offset..offset + piece.len() * S::RESULT_WORDS],
+                    )?;
+                }
                 for chunk in &chunks[first..=last] {
-                    let range = self.partition.chunk_range(chunk.chunk);
                     let offset = (chunk.items.start - items.start) * S::RESULT_WORDS;
                     let words = &read[offset..offset + chunk.items.len() * S::RESULT_WORDS];
-                    let chunk_units =
-                        &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS];
+                    let chunk_units = if S::EXPANDS {
+                        &chunk.made[..]
+                    } else {
+                        let range = self.partition.chunk_range(chunk.chunk);
+                        &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS]
+                    };
                     report(chunk.chunk, self.search.partial_of(chunk_units, words))?;
                 }
                 first = last + 1;
@@ -708,22 +806,40 @@ impl<S: Search> FedRun<'_, S> {
             }
             Ok(())
         };
-        // One GPU takes the whole list before the launch (one copy); several keep about a
-        // unit a lane ahead of their claims, so that none holds work another could take.
-        let pace = if self.gpus <= 1 {
-            Pace {
+        // One GPU takes a whole list before the launch (one copy). Of a streamed list it makes
+        // a unit a lane before the launch (the GPU starts while the host makes the rest) and
+        // then keeps half its ring ahead. Several GPUs keep about a unit a lane ahead of their
+        // claims, so that none holds work another could take.
+        let pace = match (self.gpus, S::EXPANDS) {
+            (1, false) => Pace {
                 first: usize::MAX,
                 low: 0,
                 top_up: 0,
                 cover: std::time::Duration::ZERO,
-            }
-        } else {
-            Pace {
-                first: (capacity / (2 * self.gpus)).max(lanes),
+            },
+            (1, true) => Pace {
+                first: lanes,
+                low: capacity / 2,
+                top_up: capacity / 4,
+                cover: std::time::Duration::ZERO,
+            },
+            (gpus, false) => Pace {
+                first: (capacity / (2 * gpus)).max(lanes),
                 low: lanes,
                 top_up: lanes,
                 cover: std::time::Duration::from_millis(20),
-            }
+            },
+            (_, true) => Pace {
+                first: lanes,
+                low: lanes,
+                top_up: lanes,
+                cover: std::time::Duration::from_millis(20),
+            },
+        };
+        let items = if S::EXPANDS {
+            FedLaunch::made(S::UNIT_WORDS, &make, &write_units, &launch, &mut finished)
+        } else {
+            FedLaunch::new(&write, &launch, &mut finished)
         };
         let outcome = run_fed(
             device,
@@ -732,9 +848,185 @@ impl<S: Search> FedRun<'_, S> {
             &buffers,
             pace,
             control,
-            FedLaunch::new(&write, &launch, &mut finished).with_look(&mut look),
+            items.with_look(&mut look),
         );
         trace.mark("the launch (first supply to last chunk)");
         outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shard::Shard;
+
+    /// Numbers below 100,000 divisible by 7, one unit a block of `BLOCK` numbers; streamed,
+    /// each root a block of `ROOT` numbers expanded into blocks of `BLOCK` (none for roots
+    /// that `skip` names, whose numbers are then not counted).
+    struct Sevens {
+        skip: u64,
+        ragged: bool,
+    }
+
+    const ROOT: u64 = 1000;
+    const BLOCK: u64 = 10;
+
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Count {
+        count: u64,
+        units: u64,
+    }
+
+    impl Partial for Count {
+        fn add(&mut self, other: &Self) {
+            self.count += other.count;
+            self.units += other.units;
+        }
+        fn nodes(&self) -> u128 {
+            self.count.into()
+        }
+    }
+
+    /// The same search with its roots as its units.
+    struct Listed(Sevens);
+
+    fn run_unit(unit: &[u64], result: &mut [u64]) {
+        let (start, len) = (unit[0], unit[1]);
+        result[0] = (start..start + len).filter(|i| i % 7 == 0).count() as u64;
+    }
+
+    fn partial(results: &[u64]) -> Count {
+        Count {
+            count: results.iter().sum(),
+            units: results.len() as u64,
+        }
+    }
+
+    impl Search for Sevens {
+        type Partial = Count;
+        const UNIT_WORDS: usize = 2;
+        const RESULT_WORDS: usize = 1;
+        const EXPANDS: bool = true;
+        fn problem(&self) -> &str {
+            "sevens"
+        }
+        fn size(&self) -> u32 {
+            100_000
+        }
+        fn units(&self) -> Vec<u64> {
+            (0..100_000 / ROOT).flat_map(|r| [r * ROOT, ROOT]).collect()
+        }
+        fn expand(&self, root: &[u64], units: &mut Vec<u64>) {
+            if self.skip > 0 && (root[0] / ROOT).is_multiple_of(self.skip) {
+                return;
+            }
+            for b in 0..root[1] / BLOCK {
+                units.extend([root[0] + b * BLOCK, BLOCK]);
+            }
+            if self.ragged {
+                units.push(0);
+            }
+        }
+        fn params(&self) -> Vec<u64> {
+            vec![]
+        }
+        fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+            run_unit(unit, result)
+        }
+        fn partial(&self, results: &[u64]) -> Count {
+            partial(results)
+        }
+        fn kernel(&self) -> Option<Kernel> {
+            None
+        }
+    }
+
+    impl Search for Listed {
+        type Partial = Count;
+        const UNIT_WORDS: usize = 2;
+        const RESULT_WORDS: usize = 1;
+        fn problem(&self) -> &str {
+            "sevens"
+        }
+        fn size(&self) -> u32 {
+            100_000
+        }
+        fn units(&self) -> Vec<u64> {
+            self.0.units()
+        }
+        fn params(&self) -> Vec<u64> {
+            vec![]
+        }
+        fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+            run_unit(unit, result)
+        }
+        fn partial(&self, results: &[u64]) -> Count {
+            partial(results)
+        }
+        fn kernel(&self) -> Option<Kernel> {
+            None
+        }
+    }
+
+    fn cpu() -> Backend {
+        Backend::Cpu(crate::backend::cpu_pool(Some(2)).unwrap())
+    }
+
+    #[test]
+    fn a_streamed_list_counts_what_its_roots_would_and_keeps_their_fingerprint() {
+        let streamed = Sevens {
+            skip: 0,
+            ragged: false,
+        };
+        let quiet = RunControl::quiet();
+        let whole = run(&streamed, &cpu(), &quiet, Shard::WHOLE, None).unwrap();
+        let listed = run(&Listed(streamed), &cpu(), &quiet, Shard::WHOLE, None).unwrap();
+        assert_eq!(
+            whole.counts.count,
+            (0..100_000).filter(|i| i % 7 == 0).count() as u64
+        );
+        assert_eq!(whole.counts.count, listed.counts.count);
+        // The units that ran: each root's 100 blocks, against the list's one unit a root.
+        assert_eq!((whole.counts.units, listed.counts.units), (10_000, 100));
+        assert_eq!(whole.partition, listed.partition);
+        // Shards of the streamed list add up to the whole.
+        let parts: u64 = (1..=3)
+            .map(|i| {
+                let shard = Shard::new(i, 3).unwrap();
+                let streamed = Sevens {
+                    skip: 0,
+                    ragged: false,
+                };
+                run(&streamed, &cpu(), &quiet, shard, None)
+                    .unwrap()
+                    .counts
+                    .count
+            })
+            .sum();
+        assert_eq!(parts, whole.counts.count);
+    }
+
+    #[test]
+    fn roots_without_units_count_nothing_and_ragged_units_are_errors() {
+        let quiet = RunControl::quiet();
+        // Every third root expands to nothing: its thousand numbers are not counted.
+        let sparse = Sevens {
+            skip: 3,
+            ragged: false,
+        };
+        let counted = run(&sparse, &cpu(), &quiet, Shard::WHOLE, None).unwrap();
+        let expected = (0..100_000u64)
+            .filter(|i| !(i / ROOT).is_multiple_of(3) && i % 7 == 0)
+            .count() as u64;
+        assert_eq!(counted.counts.count, expected);
+        let ragged = Sevens {
+            skip: 0,
+            ragged: true,
+        };
+        let error = run(&ragged, &cpu(), &quiet, Shard::WHOLE, None).unwrap_err();
+        assert!(
+            error.to_string().contains("not whole 2-word units"),
+            "{error}"
+        );
     }
 }

@@ -82,14 +82,54 @@ impl Pace {
     }
 }
 
+/// With `WARPSEARCH_TRACE` set, the time each phase of a run took, on stderr: where a short
+/// run's time goes (the work list, the copies, the kernel, the results).
+pub(crate) struct Trace(Option<std::time::Instant>);
+
+impl Trace {
+    pub(crate) fn start() -> Trace {
+        Trace(std::env::var_os("WARPSEARCH_TRACE").map(|_| std::time::Instant::now()))
+    }
+
+    /// Prints the time since the last mark as `what`'s.
+    pub(crate) fn mark(&mut self, what: &str) {
+        if let Some(last) = &mut self.0 {
+            eprintln!(
+                "trace: {what}: {:.3} ms",
+                last.elapsed().as_secs_f64() * 1e3
+            );
+            *last = std::time::Instant::now();
+        }
+    }
+}
+
 /// A chunk whose last item is done.
 #[derive(Debug)]
 pub struct Finished {
     pub chunk: u32,
-    /// Its items' positions in the launch's item list.
+    /// Its items' numbers in the launch (item `i` lies at position `i mod capacity` of the
+    /// launch's buffers: [`ring_pieces`]).
     pub items: Range<usize>,
     /// Its counts (the kernel's sums over its items).
     pub counts: Vec<u64>,
+    /// Its items' words, for items made when the chunk was handed out
+    /// ([`FedLaunch::made`]); empty for items of a list.
+    pub made: Vec<u64>,
+}
+
+/// The pieces of the launch's items `items` that lie one after another in its buffers of
+/// `capacity` positions: `(items, position of the first)`, two when the range goes round the
+/// end (a range of at most `capacity` items).
+pub fn ring_pieces(items: Range<usize>, capacity: usize) -> Vec<(Range<usize>, usize)> {
+    let mut pieces = Vec::with_capacity(2);
+    let mut start = items.start;
+    while start < items.end {
+        let position = start % capacity;
+        let end = items.end.min(start + capacity - position);
+        pieces.push((start..end, position));
+        start = end;
+    }
+    pieces
 }
 
 /// What one GPU was given, in order.
@@ -97,13 +137,58 @@ pub struct Finished {
 struct Given {
     chunks: Vec<(u32, Range<usize>)>,
     reported: Vec<bool>,
+    /// Each chunk's made items, kept until it is reported.
+    made: Vec<Vec<u64>>,
     supplied: usize,
+    /// The source has no chunk left (the feed closes once every staged chunk is written).
+    drained: bool,
+    /// Chunks taken from the source so far, and their items.
+    taken_chunks: usize,
+    taken_items: usize,
     closed: bool,
+}
+
+impl Given {
+    /// The first item not yet reported done: positions from it on may still be in use.
+    fn oldest_in_use(&self) -> usize {
+        self.chunks
+            .iter()
+            .zip(&self.reported)
+            .filter(|&(_, &reported)| !reported)
+            .map(|((_, items), _)| items.start)
+            .min()
+            .unwrap_or(self.supplied)
+    }
+}
+
+/// A chunk taken from the source whose items are not written yet (they wait for room in
+/// the launch's ring).
+struct Staged {
+    chunk: u32,
+    count: usize,
+    made: Vec<u64>,
+}
+
+/// Makes the items of some chunks: each chunk's items' words, in the order of the chunks.
+pub type MakeItems<'a> = dyn Fn(&[u32]) -> Result<Vec<Vec<u64>>> + 'a;
+
+/// Where a fed launch's items come from.
+enum Items<'a> {
+    /// A list's positions: a chunk's items are its range of the partition, written by
+    /// `write(range, at)`.
+    Listed(&'a dyn Fn(Range<usize>, usize) -> Result<()>),
+    /// Made when their chunk is handed out: `make(chunks)` returns each one's items' words,
+    /// `item_words` an item, which `write(words, at)` writes.
+    Made {
+        item_words: usize,
+        make: &'a MakeItems<'a>,
+        write: &'a dyn Fn(&[u64], usize) -> Result<()>,
+    },
 }
 
 /// What a fed launch does at each point of [`run_fed`], for the search that drives it.
 pub struct FedLaunch<'a> {
-    write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
+    items: Items<'a>,
     launch: &'a dyn Fn() -> Result<()>,
     finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
     look: Option<&'a mut dyn FnMut() -> Result<()>>,
@@ -111,19 +196,47 @@ pub struct FedLaunch<'a> {
 }
 
 impl<'a> FedLaunch<'a> {
-    /// `write(range, at)` writes the items of work-list positions `range` at item `at` of the
-    /// launch's item list (through [`GpuDevice::poke`]; `range` may span several chunks that
-    /// follow each other in the work list); `launch()` starts the kernel on the device's
-    /// stream with the [`FedBuffers`]; `finished(chunks)` gets each chunk once, as soon as its
-    /// last item is done (a chunk with no items at once), several at a time when several
-    /// finished since the last look.
+    /// `write(range, at)` writes the items of work-list positions `range` as the launch's
+    /// items `at..` (at positions `at mod capacity..` of its buffers, never past their end;
+    /// `range` may span several chunks that follow each other in the work list); `launch()`
+    /// starts the kernel on the device's stream with the [`FedBuffers`]; `finished(chunks)`
+    /// gets each chunk once, as soon as its last item is done (a chunk with no items at once),
+    /// several at a time when several finished since the last look.
     pub fn new(
         write: &'a dyn Fn(Range<usize>, usize) -> Result<()>,
         launch: &'a dyn Fn() -> Result<()>,
         finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
     ) -> FedLaunch<'a> {
         FedLaunch {
-            write,
+            items: Items::Listed(write),
+            launch,
+            finished,
+            look: None,
+            also_stop: None,
+        }
+    }
+
+    /// A launch whose items are made when their chunk is handed out (a streamed work list):
+    /// `make(chunks)` returns the items of each of `chunks` (several at once, so that they
+    /// can be made on every core), `item_words` words each, and
+    /// `write(words, at)` writes some of them as the launch's items `at..` (at positions
+    /// `at mod capacity..`, never past the buffers' end). A run may make more items than the
+    /// launch holds: a position is written again once the chunk of the item there before is
+    /// reported finished. `finished` gets each chunk's made items back
+    /// ([`Finished::made`]).
+    pub fn made(
+        item_words: usize,
+        make: &'a MakeItems<'a>,
+        write: &'a dyn Fn(&[u64], usize) -> Result<()>,
+        launch: &'a dyn Fn() -> Result<()>,
+        finished: &'a mut dyn FnMut(&[Finished]) -> Result<()>,
+    ) -> FedLaunch<'a> {
+        FedLaunch {
+            items: Items::Made {
+                item_words: item_words.max(1),
+                make,
+                write,
+            },
             launch,
             finished,
             look: None,
@@ -151,10 +264,26 @@ impl<'a> FedLaunch<'a> {
     }
 }
 
+/// Chunks the feed takes from the source at once before it knows how many items a chunk
+/// has, and at most once it does.
+const FIRST_TAKE: usize = 4;
+/// See [`FIRST_TAKE`].
+const MOST_TAKEN: usize = 64;
+
+/// Items a launch may be supplied in all: the kernel's queue counter is a `u32` that each
+/// lane raises once more when it finds the queue closed, so the supplied count stays this
+/// far below `u32::MAX` (more than the lanes of any GPU).
+const ITEMS_PER_LAUNCH: usize = u32::MAX as usize - (1 << 22);
+
 /// Runs one fed launch on `device` until `source` has no chunk left and every chunk given to
 /// this GPU is done (or the run is stopped: then [`Error::Interrupted`], after the chunks
 /// finished so far were reported). `launch` says how to write items, start the kernel and
 /// take finished chunks; `pace` how far ahead of the kernel the host keeps.
+///
+/// The launch's buffers hold `capacity` items (the length of `buffers.item_slots`), used as a
+/// ring: item `i` lies at position `i mod capacity`, and the host writes a position again only
+/// after the chunk of the item there before was reported. A list that fits (`capacity` at
+/// least its length) never goes round.
 ///
 /// This is the lower level of [`crate::engine`] that every GPU run goes through: the
 /// engine's own searches ([`crate::engine::run`]) and the built-in N-Queens count and
@@ -169,7 +298,7 @@ pub fn run_fed(
     launch: FedLaunch,
 ) -> Result<()> {
     let FedLaunch {
-        write,
+        items,
         launch,
         finished,
         look: mut also_look,
@@ -180,74 +309,113 @@ pub fn run_fed(
     let words = buffers.counts + 1;
     let capacity = buffers.item_slots.len();
     let mut given = Given::default();
-    // Supplies chunks until at least `want` more items are written or none is left (then
-    // closes the feed); chunks without items are finished at once. Chunks that follow each
-    // other in the work list are written with one copy of their items, one of their item
-    // slots and one of their counters (fresh chunks' counters are all zero, and no kernel
-    // touches them before their items are supplied).
-    let supply = |want: usize,
-                  given: &mut Given,
-                  finished: &mut dyn FnMut(&[Finished]) -> Result<()>|
+    let mut staged: std::collections::VecDeque<Staged> = std::collections::VecDeque::new();
+    // Writes the staged chunks that fit the ring's free positions, in order, then raises the
+    // supplied count (and closes the feed once the source is drained and nothing waits).
+    // Chunks that follow each other in the work list are written with one copy of their
+    // items, one of their item slots and one of their counters (fresh chunks' counters are
+    // all zero, and no kernel touches them before their items are supplied); chunks without
+    // items are finished at once.
+    let flush = |given: &mut Given,
+                 staged: &mut std::collections::VecDeque<Staged>,
+                 finished: &mut dyn FnMut(&[Finished]) -> Result<()>|
      -> Result<()> {
-        let start = given.supplied;
-        let mut taken: Vec<u32> = Vec::new();
-        let mut closing = false;
-        let mut count = 0;
-        while count < want {
-            let Some(&chunk) = source.take(1)?.first() else {
-                closing = true;
-                break;
-            };
-            count += partition.chunk_range(chunk).len();
-            taken.push(chunk);
-        }
-        if start + count > capacity {
-            return Err(Error::Verification(format!(
-                "{count} more items do not fit the fed launch's {capacity}"
-            )));
-        }
-        let mut slots = Vec::with_capacity(count);
-        let mut at = start;
-        let mut run_start = 0;
-        for i in 0..taken.len() {
-            let chunk = taken[i];
-            let range = partition.chunk_range(chunk);
-            slots.extend(std::iter::repeat_n(chunk, range.len()));
-            given.chunks.push((chunk, at..at + range.len()));
-            given.reported.push(range.is_empty());
-            at += range.len();
-            let run_ends = taken.get(i + 1) != Some(&(chunk + 1));
-            if run_ends {
-                let (first, last) = (taken[run_start], chunk);
-                let items = partition.chunk_range(first).start..range.end;
-                let written = at - items.len();
-                if !items.is_empty() {
-                    write(items, written)?;
-                }
-                let mut counters = vec![0u64; words * (last - first + 1) as usize];
-                for c in first..=last {
-                    counters[words * (c - first) as usize + buffers.counts] =
-                        partition.chunk_range(c).len() as u64;
-                }
-                device.poke(&buffers.slot_counters, words * first as usize, &counters)?;
-                run_start = i + 1;
+        let mut room = capacity - (given.supplied - given.oldest_in_use());
+        let mut batch: Vec<Staged> = Vec::new();
+        while let Some(front) = staged.front() {
+            if front.count > capacity {
+                return Err(Error::Verification(format!(
+                    "chunk {} has {} items, more than the fed launch's {capacity}",
+                    front.chunk, front.count
+                )));
             }
+            if front.count > room {
+                break;
+            }
+            room -= front.count;
+            batch.extend(staged.pop_front());
         }
-        device.poke(&buffers.item_slots, start, &slots)?;
+        let start = given.supplied;
+        let total: usize = batch.iter().map(|staged| staged.count).sum();
+        if start + total > ITEMS_PER_LAUNCH {
+            return Err(GpuError::Unsupported(format!(
+                "more than {ITEMS_PER_LAUNCH} items in one launch (its queue counter is 32 bits)"
+            ))
+            .into());
+        }
+        let mut slots = Vec::with_capacity(total);
+        let mut at = start;
+        let mut empty = Vec::new();
+        let mut run_start = 0;
+        for i in 0..batch.len() {
+            let chunk = batch[i].chunk;
+            let count = batch[i].count;
+            slots.extend(std::iter::repeat_n(chunk, count));
+            given.chunks.push((chunk, at..at + count));
+            given.reported.push(count == 0);
+            if count == 0 {
+                empty.push(Finished {
+                    chunk,
+                    items: at..at,
+                    counts: vec![0; buffers.counts],
+                    made: Vec::new(),
+                });
+            }
+            at += count;
+            let run_ends = batch.get(i + 1).map(|next| next.chunk) != Some(chunk + 1);
+            if !run_ends {
+                continue;
+            }
+            let run = &batch[run_start..=i];
+            let run_items = run.iter().map(|staged| staged.count).sum::<usize>();
+            let first_item = at - run_items;
+            match &items {
+                Items::Listed(write) => {
+                    let listed = partition.chunk_range(run[0].chunk).start;
+                    for (piece, _) in ring_pieces(first_item..at, capacity) {
+                        let offset = piece.start - first_item;
+                        write(listed + offset..listed + offset + piece.len(), piece.start)?;
+                    }
+                }
+                Items::Made {
+                    item_words, write, ..
+                } => {
+                    let words: Vec<u64> = run.iter().flat_map(|s| s.made.iter().copied()).collect();
+                    for (piece, _) in ring_pieces(first_item..at, capacity) {
+                        let offset = (piece.start - first_item) * item_words;
+                        write(
+                            &words[offset..offset + piece.len() * item_words],
+                            piece.start,
+                        )?;
+                    }
+                }
+            }
+            let (first, last) = (run[0].chunk, chunk);
+            let mut counters = vec![0u64; words * (last - first + 1) as usize];
+            for (c, staged) in run.iter().enumerate() {
+                counters[words * c + buffers.counts] = staged.count as u64;
+            }
+            device.poke(&buffers.slot_counters, words * first as usize, &counters)?;
+            run_start = i + 1;
+        }
+        for (piece, position) in ring_pieces(start..at, capacity) {
+            let offset = piece.start - start;
+            device.poke(
+                &buffers.item_slots,
+                position,
+                &slots[offset..offset + piece.len()],
+            )?;
+        }
+        given
+            .made
+            .extend(batch.into_iter().map(|staged| staged.made));
         given.supplied = at;
-        let empty: Vec<Finished> = taken
-            .iter()
-            .filter(|&&chunk| partition.chunk_range(chunk).is_empty())
-            .map(|&chunk| Finished {
-                chunk,
-                items: at..at,
-                counts: vec![0; buffers.counts],
-            })
-            .collect();
         // The items written so far first, then the close: a lane that sees the feed closed
         // must see the final count.
-        device.poke(&buffers.feed, 0, &[given.supplied as u32])?;
-        if closing {
+        if at > start {
+            device.poke(&buffers.feed, 0, &[given.supplied as u32])?;
+        }
+        if given.drained && staged.is_empty() && !given.closed {
             device.poke(&buffers.feed, 1, &[1])?;
             given.closed = true;
         }
@@ -256,13 +424,71 @@ pub fn run_fed(
         }
         Ok(())
     };
+    // Takes chunks from the source until at least `want` more items wait to be written (or it
+    // has none left), then writes what fits.
+    let supply = |want: usize,
+                  given: &mut Given,
+                  staged: &mut std::collections::VecDeque<Staged>,
+                  finished: &mut dyn FnMut(&[Finished]) -> Result<()>|
+     -> Result<()> {
+        let mut waiting: usize = staged.iter().map(|staged| staged.count).sum();
+        while waiting < want && !given.drained {
+            // As many chunks as the items wanted take at the average so far (a few to begin
+            // with, while the average of made items is unknown).
+            let per_chunk = given.taken_items / given.taken_chunks.max(1);
+            let count = match per_chunk {
+                0 => FIRST_TAKE,
+                per_chunk => (want - waiting).div_ceil(per_chunk).clamp(1, MOST_TAKEN),
+            };
+            let chunks = source.take(count)?;
+            if chunks.is_empty() {
+                given.drained = true;
+                break;
+            }
+            let made = match &items {
+                Items::Listed(_) => vec![Vec::new(); chunks.len()],
+                Items::Made { make, .. } => make(&chunks)?,
+            };
+            if made.len() != chunks.len() {
+                return Err(Error::Verification(format!(
+                    "{} chunks made for {} taken",
+                    made.len(),
+                    chunks.len()
+                )));
+            }
+            for (chunk, made) in chunks.into_iter().zip(made) {
+                let count = match &items {
+                    Items::Listed(_) => partition.chunk_range(chunk).len(),
+                    Items::Made { item_words, .. } => {
+                        if !made.len().is_multiple_of(*item_words) {
+                            return Err(Error::InvalidArgument(format!(
+                                "chunk {chunk} was made into {} words, not whole {item_words}-word items",
+                                made.len()
+                            )));
+                        }
+                        made.len() / item_words
+                    }
+                };
+                waiting += count;
+                given.taken_items += count;
+                given.taken_chunks += 1;
+                staged.push_back(Staged { chunk, count, made });
+            }
+        }
+        flush(given, staged, finished)
+    };
     // Reports the chunks whose last item is done since the last look.
     let mut counters = vec![0u64; buffers.slot_counters.len()];
     let mut look =
         |given: &mut Given, finished: &mut dyn FnMut(&[Finished]) -> Result<()>| -> Result<()> {
             device.peek(&buffers.slot_counters, &mut counters)?;
             let mut done = Vec::new();
-            for ((chunk, items), reported) in given.chunks.iter().zip(given.reported.iter_mut()) {
+            for (((chunk, items), reported), made) in given
+                .chunks
+                .iter()
+                .zip(given.reported.iter_mut())
+                .zip(given.made.iter_mut())
+            {
                 let base = words * *chunk as usize;
                 if !*reported && counters[base + buffers.counts] == 0 {
                     *reported = true;
@@ -270,6 +496,7 @@ pub fn run_fed(
                         chunk: *chunk,
                         items: items.clone(),
                         counts: counters[base..base + buffers.counts].to_vec(),
+                        made: std::mem::take(made),
                     });
                 }
             }
@@ -280,8 +507,11 @@ pub fn run_fed(
             }
         };
 
-    supply(pace.first, &mut given, finished)?;
+    let mut trace = Trace::start();
+    supply(pace.first, &mut given, &mut staged, finished)?;
+    trace.mark("the first supply");
     launch()?;
+    trace.mark("the launch call");
     let launched = std::time::Instant::now();
     let stream = device.stream();
     let ended = step("recording an event", stream.record_event(None))?;
@@ -312,8 +542,15 @@ pub fn run_fed(
                 let claimed = claimed[0] as usize;
                 let ahead = given.supplied.saturating_sub(claimed);
                 let low = pace.low_after(claimed, launched.elapsed());
-                if ahead < low {
-                    supply(low - ahead + pace.top_up, &mut given, finished)?;
+                let want = if ahead < low {
+                    low - ahead + pace.top_up
+                } else {
+                    0
+                };
+                // Also writes chunks that waited for room in the ring.
+                supply(want, &mut given, &mut staged, finished)?;
+                if given.closed {
+                    trace.mark("the rest of the supply");
                 }
             }
             look(&mut given, finished)?;
@@ -326,6 +563,7 @@ pub fn run_fed(
         let _ = device.poke(&buffers.control, 1, &[1]);
     }
     step("waiting for the GPU", stream.synchronize())?;
+    trace.mark("the kernel after the feed closed");
     outcome?;
     also_look()?;
     // The chunks finished since the last look, also when the run was stopped.
@@ -351,6 +589,31 @@ pub fn run_fed(
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn ring_pieces_split_a_range_where_it_goes_round() {
+        assert_eq!(ring_pieces(0..0, 8), vec![]);
+        assert_eq!(ring_pieces(2..6, 8), vec![(2..6, 2)]);
+        assert_eq!(ring_pieces(6..11, 8), vec![(6..8, 6), (8..11, 0)]);
+        assert_eq!(ring_pieces(16..24, 8), vec![(16..24, 0)]);
+        assert_eq!(ring_pieces(21..29, 8), vec![(21..24, 5), (24..29, 0)]);
+    }
+
+    #[test]
+    fn the_ring_is_in_use_from_the_first_unreported_item() {
+        let mut given = Given {
+            chunks: vec![(4, 0..10), (5, 10..25), (6, 25..30)],
+            reported: vec![true, false, false],
+            supplied: 30,
+            ..Given::default()
+        };
+        assert_eq!(given.oldest_in_use(), 10);
+        // Chunks finish out of order: a later one done does not free the earlier's positions.
+        given.reported[2] = true;
+        assert_eq!(given.oldest_in_use(), 10);
+        given.reported[1] = true;
+        assert_eq!(given.oldest_in_use(), 30);
+    }
 
     #[test]
     fn the_pace_keeps_low_until_the_claim_rate_asks_for_more() {

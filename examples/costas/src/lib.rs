@@ -10,7 +10,7 @@
 //! # Ok::<(), warpsearch::Error>(())
 //! ```
 
-use costas_kernels::{MAX_N, MAX_PREFIX, prefixes, probe_unit, search_unit};
+use costas_kernels::{MAX_N, MAX_PREFIX, extensions, prefixes, probe_unit, search_unit};
 use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
 use warpsearch::shard::Shard;
 use warpsearch::{Backend, Error, Result, RunControl};
@@ -58,31 +58,48 @@ impl Partial for Arrays {
     }
 }
 
-/// Units the work list aims for: a few for each lane the skeleton keeps busy (≈ 100 k on an
-/// H100 at n = 16: 24 warps an SM, limited by shared memory), so that every lane has work;
-/// the skeleton refills a lane as soon as its unit is done, so units may differ in size.
-/// Measured on the H100 at n = 15: 2^17–2^18 units 0.091–0.096 s, 2^20 0.111–0.114 s.
-const TARGET_UNITS: usize = 1 << 18;
+/// Roots the work list aims for: enough that its 256 chunks are of even size (the partition,
+/// shards and checkpoints refer to them), few enough to make in about a millisecond.
+const TARGET_ROOTS: usize = 1 << 14;
+
+/// Rows the engine adds to each root when it hands the root's chunk out: the units a GPU lane
+/// runs. One row gives ≈ 400 k units at n = 16, a few for each of the ≈ 100 k lanes the
+/// skeleton keeps busy on an H100; each row more multiplies them by 8–10. Measured on one
+/// H100, 1 → 2 rows: n = 16 0.137 → 0.139 s, n = 17 0.716 → 0.692 s, n = 18 3.77 → 3.66 s:
+/// from n = 17 on, two rows.
+fn expand_rows(n: u32) -> u32 {
+    if n >= 17 { 2 } else { 1 }
+}
 
 impl Costas {
-    /// The prefix depth of the work list: the shallowest with at least [`TARGET_UNITS`]
-    /// units (or the deepest allowed).
-    fn depth(&self) -> u32 {
-        // A unit is at most n − 1 rows: the skeleton searches at least one row of it.
-        let deepest = self.n.saturating_sub(1).min(MAX_PREFIX);
-        // For tuning runs: COSTAS_UNITS_LOG2=k aims at 2^k units.
-        let target = std::env::var("COSTAS_UNITS_LOG2")
-            .ok()
-            .and_then(|k| k.parse::<u32>().ok())
-            .filter(|&k| k < 40)
-            .map_or(TARGET_UNITS, |k| 1 << k);
-        (1..=deepest)
-            .find(|&depth| {
-                let mut units = 0;
-                prefixes(self.n, depth, &mut |_| units += 1);
-                units >= target
+    /// The deepest a unit may be: n − 1 rows (the skeleton searches at least one row of it),
+    /// at most [`MAX_PREFIX`].
+    fn deepest(&self) -> u32 {
+        self.n.saturating_sub(1).min(MAX_PREFIX)
+    }
+
+    /// The rows of the work list's roots: the fewest that give at least [`TARGET_ROOTS`]
+    /// roots (or the deepest allowed).
+    fn root_rows(&self) -> u32 {
+        (1..=self.deepest())
+            .find(|&rows| {
+                let mut roots = 0;
+                prefixes(self.n, rows, &mut |_| roots += 1);
+                roots >= TARGET_ROOTS
             })
-            .unwrap_or(deepest)
+            .unwrap_or(self.deepest())
+    }
+
+    /// The rows [`expand`](Search::expand) adds to a root: [`expand_rows`], or for tuning
+    /// runs `COSTAS_EXPAND_ROWS=k` (read once: `expand` runs for every root, on every core).
+    fn expand_rows(&self) -> u32 {
+        static ROWS: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+        ROWS.get_or_init(|| {
+            std::env::var("COSTAS_EXPAND_ROWS")
+                .ok()
+                .and_then(|k| k.parse::<u32>().ok())
+        })
+        .unwrap_or(expand_rows(self.n))
     }
 }
 
@@ -99,10 +116,19 @@ impl Search for Costas {
         self.n
     }
 
+    const EXPANDS: bool = true;
+
     fn units(&self) -> Vec<u64> {
-        let mut units = Vec::new();
-        prefixes(self.n, self.depth(), &mut |word| units.push(word));
-        units
+        let mut roots = Vec::new();
+        prefixes(self.n, self.root_rows(), &mut |word| roots.push(word));
+        roots
+    }
+
+    fn expand(&self, root: &[u64], units: &mut Vec<u64>) {
+        let rows = (root[0] & 31) as u32 + self.expand_rows();
+        extensions(self.n, root[0], rows.min(self.deepest()), &mut |word| {
+            units.push(word)
+        });
     }
 
     fn params(&self) -> Vec<u64> {

@@ -157,9 +157,16 @@ pub fn decode(n: u32, word: u64) -> Board {
 /// Calls `found` with every valid board of its first `depth` rows, encoded ([`encode`]), in
 /// a fixed order; `depth` ≤ min(n, [`MAX_PREFIX`]).
 pub fn prefixes(n: u32, depth: u32, found: &mut impl FnMut(u64)) {
+    extensions(n, encode(&[]), depth, found)
+}
+
+/// Calls `found` with every valid board of `depth` rows that begins with the unit `word`,
+/// encoded, in a fixed order (the word itself when it has `depth` rows already); `depth` ≤
+/// min(n, [`MAX_PREFIX`]).
+pub fn extensions(n: u32, word: u64, depth: u32, found: &mut impl FnMut(u64)) {
     fn extend(board: &mut Board, depth: u32, found: &mut impl FnMut(u64)) {
-        if board.rows == depth {
-            found(encode(&board.columns[..depth as usize]));
+        if board.rows >= depth {
+            found(encode(&board.columns[..board.rows as usize]));
             return;
         }
         let mut candidates = board.candidates();
@@ -171,7 +178,7 @@ pub fn prefixes(n: u32, depth: u32, found: &mut impl FnMut(u64)) {
             board.remove();
         }
     }
-    extend(&mut Board::new(n), depth, found);
+    extend(&mut decode(n, word), depth, found);
 }
 
 /// The Costas search as a [`DepthFirst`] tree, walked by warpsearch's skeleton on the GPU and
