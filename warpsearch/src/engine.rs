@@ -1,8 +1,10 @@
 //! The search engine for your own kernels: describe a search once and run it anywhere.
 //!
-//! A [`Search`] says what the work is (a fixed list of *units*, each a few `u64` words), what
-//! one unit's result is (a few words, from code that is the same on the CPU and in the
-//! kernel), how results add up (a [`Partial`]), and which PTX kernel runs units on a GPU. The
+//! A [`Search`] says what the work is (a fixed list of *units*, each a few `u64` words, or a
+//! short list of roots that the engine expands into units chunk by chunk while the run goes:
+//! [`Search::EXPANDS`]), what one unit's result is (a few words, from code that is the same on
+//! the CPU and in the kernel), how results add up (a [`Partial`]), and which PTX kernel runs
+//! units on a GPU. The
 //! engine does the rest: it groups the units into chunks ([`crate::shard::Partition`]), hands
 //! them to every CPU core (rayon) or to every GPU (one fed launch a GPU for the whole run,
 //! [`crate::feed`]), draws progress, stops on Ctrl-C, and gives shards, result files and

@@ -107,6 +107,7 @@ impl Search for Costas {
     type Partial = Arrays;
     const UNIT_WORDS: usize = 1;
     const RESULT_WORDS: usize = 2;
+    const EXPANDS: bool = true;
 
     fn problem(&self) -> &str {
         "costas"
@@ -115,8 +116,6 @@ impl Search for Costas {
     fn size(&self) -> u32 {
         self.n
     }
-
-    const EXPANDS: bool = true;
 
     fn units(&self) -> Vec<u64> {
         let mut roots = Vec::new();

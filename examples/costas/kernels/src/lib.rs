@@ -423,6 +423,8 @@ pub unsafe extern "ptx-kernel" fn costas_count(
 
 #[cfg(test)]
 extern crate std;
+#[cfg(test)]
+use std::vec;
 
 #[cfg(test)]
 mod tests {
@@ -440,6 +442,23 @@ mod tests {
             });
         }
         assert!(count > 1000);
+    }
+
+    #[test]
+    fn roots_expand_to_the_deeper_list_in_its_order() {
+        for (n, rows, more) in [(7, 2, 1), (9, 3, 2), (10, 1, 3)] {
+            let (mut roots, mut deeper, mut expanded) = (vec![], vec![], vec![]);
+            prefixes(n, rows, &mut |word| roots.push(word));
+            prefixes(n, rows + more, &mut |word| deeper.push(word));
+            for &root in &roots {
+                extensions(n, root, rows + more, &mut |word| expanded.push(word));
+            }
+            assert_eq!(expanded, deeper, "n = {n}");
+        }
+        // A root as deep as asked is its own expansion.
+        let mut same = vec![];
+        extensions(8, encode(&[0, 2]), 2, &mut |word| same.push(word));
+        assert_eq!(same, [encode(&[0, 2])]);
     }
 
     #[test]
