@@ -262,8 +262,9 @@ pub struct Estimate {
 }
 
 /// Predicts the nodes of `search` without running it: `probes` random paths
-/// ([`Search::probe`]) below units drawn at random from the work list, from `seed` (the same
-/// seed, the same estimate).
+/// ([`Search::probe`]) below units drawn at random from the work list (of a streamed list, a
+/// root at random and one of the units it expands to), from `seed` (the same seed, the same
+/// estimate).
 pub fn estimate<S: Search>(search: &S, probes: u64, seed: u64) -> Result<Estimate> {
     use rand::{Rng, SeedableRng};
     let units = search.units();
@@ -277,14 +278,31 @@ pub fn estimate<S: Search>(search: &S, probes: u64, seed: u64) -> Result<Estimat
     let (mut sum, mut squares) = (0.0, 0.0);
     for _ in 0..probes {
         let index = random.random_range(0..count);
-        let unit = &units[index * S::UNIT_WORDS..(index + 1) * S::UNIT_WORDS];
+        let mut unit = &units[index * S::UNIT_WORDS..(index + 1) * S::UNIT_WORDS];
+        // A streamed list's root stands for the units it expands to: one of them at random,
+        // weighted by how many there are (the nodes below the units, as a run counts them).
+        let expanded;
+        let mut weight = count as f64;
+        if S::EXPANDS {
+            let mut made = Vec::new();
+            search.expand(unit, &mut made);
+            let units_below = made.len() / S::UNIT_WORDS.max(1);
+            if units_below == 0 {
+                // A sample of no nodes: it adds nothing to the sums, but it counts.
+                continue;
+            }
+            let chosen = random.random_range(0..units_below);
+            expanded = made[chosen * S::UNIT_WORDS..(chosen + 1) * S::UNIT_WORDS].to_vec();
+            unit = &expanded;
+            weight *= units_below as f64;
+        }
         let mut pick = |k: u32| random.random_range(0..k.max(1));
         let nodes = search.probe(unit, &mut pick).ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "{} cannot be estimated (its description has no probe)",
                 search.problem()
             ))
-        })? * count as f64;
+        })? * weight;
         sum += nodes;
         squares += nodes * nodes;
     }
