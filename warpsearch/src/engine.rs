@@ -880,10 +880,10 @@ mod tests {
     use super::*;
     use crate::shard::Shard;
 
-    /// Numbers below 100,000 divisible by 7, one unit a block of `BLOCK` numbers; streamed,
-    /// each root a block of `ROOT` numbers expanded into blocks of `BLOCK` (none for roots
-    /// that `skip` names, whose numbers are then not counted).
-    struct Sevens {
+    /// Numbers below 100,000 divisible by 7, one unit a block of `ROOT` numbers; `STREAMED`,
+    /// each of them a root expanded into blocks of `BLOCK` (none for roots that `skip` names,
+    /// whose numbers are then not counted).
+    struct Sevens<const STREAMED: bool> {
         skip: u64,
         ragged: bool,
     }
@@ -907,26 +907,11 @@ mod tests {
         }
     }
 
-    /// The same search with its roots as its units.
-    struct Listed(Sevens);
-
-    fn run_unit(unit: &[u64], result: &mut [u64]) {
-        let (start, len) = (unit[0], unit[1]);
-        result[0] = (start..start + len).filter(|i| i % 7 == 0).count() as u64;
-    }
-
-    fn partial(results: &[u64]) -> Count {
-        Count {
-            count: results.iter().sum(),
-            units: results.len() as u64,
-        }
-    }
-
-    impl Search for Sevens {
+    impl<const STREAMED: bool> Search for Sevens<STREAMED> {
         type Partial = Count;
         const UNIT_WORDS: usize = 2;
         const RESULT_WORDS: usize = 1;
-        const EXPANDS: bool = true;
+        const EXPANDS: bool = STREAMED;
         fn problem(&self) -> &str {
             "sevens"
         }
@@ -951,37 +936,14 @@ mod tests {
             vec![]
         }
         fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
-            run_unit(unit, result)
+            let (start, len) = (unit[0], unit[1]);
+            result[0] = (start..start + len).filter(|i| i % 7 == 0).count() as u64;
         }
         fn partial(&self, results: &[u64]) -> Count {
-            partial(results)
-        }
-        fn kernel(&self) -> Option<Kernel> {
-            None
-        }
-    }
-
-    impl Search for Listed {
-        type Partial = Count;
-        const UNIT_WORDS: usize = 2;
-        const RESULT_WORDS: usize = 1;
-        fn problem(&self) -> &str {
-            "sevens"
-        }
-        fn size(&self) -> u32 {
-            100_000
-        }
-        fn units(&self) -> Vec<u64> {
-            self.0.units()
-        }
-        fn params(&self) -> Vec<u64> {
-            vec![]
-        }
-        fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
-            run_unit(unit, result)
-        }
-        fn partial(&self, results: &[u64]) -> Count {
-            partial(results)
+            Count {
+                count: results.iter().sum(),
+                units: results.len() as u64,
+            }
         }
         fn kernel(&self) -> Option<Kernel> {
             None
@@ -994,13 +956,19 @@ mod tests {
 
     #[test]
     fn a_streamed_list_counts_what_its_roots_would_and_keeps_their_fingerprint() {
-        let streamed = Sevens {
-            skip: 0,
-            ragged: false,
-        };
+        let (streamed, listed) = (
+            Sevens::<true> {
+                skip: 0,
+                ragged: false,
+            },
+            Sevens::<false> {
+                skip: 0,
+                ragged: false,
+            },
+        );
         let quiet = RunControl::quiet();
         let whole = run(&streamed, &cpu(), &quiet, Shard::WHOLE, None).unwrap();
-        let listed = run(&Listed(streamed), &cpu(), &quiet, Shard::WHOLE, None).unwrap();
+        let listed = run(&listed, &cpu(), &quiet, Shard::WHOLE, None).unwrap();
         assert_eq!(
             whole.counts.count,
             (0..100_000).filter(|i| i % 7 == 0).count() as u64
@@ -1013,10 +981,6 @@ mod tests {
         let parts: u64 = (1..=3)
             .map(|i| {
                 let shard = Shard::new(i, 3).unwrap();
-                let streamed = Sevens {
-                    skip: 0,
-                    ragged: false,
-                };
                 run(&streamed, &cpu(), &quiet, shard, None)
                     .unwrap()
                     .counts
@@ -1030,7 +994,7 @@ mod tests {
     fn roots_without_units_count_nothing_and_ragged_units_are_errors() {
         let quiet = RunControl::quiet();
         // Every third root expands to nothing: its thousand numbers are not counted.
-        let sparse = Sevens {
+        let sparse = Sevens::<true> {
             skip: 3,
             ragged: false,
         };
@@ -1039,7 +1003,7 @@ mod tests {
             .filter(|i| !(i / ROOT).is_multiple_of(3) && i % 7 == 0)
             .count() as u64;
         assert_eq!(counted.counts.count, expected);
-        let ragged = Sevens {
+        let ragged = Sevens::<true> {
             skip: 0,
             ragged: true,
         };
