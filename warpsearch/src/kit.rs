@@ -249,6 +249,9 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
                     "  from running {} of its {} chunks there ({:.3} s in all)",
                     prediction.sample_chunks, prediction.chunks, prediction.sample_seconds
                 );
+                if !prediction.steady {
+                    println!("  {}", crate::predict::preview::UNSTEADY);
+                }
             }
             let mut value = serde_json::to_value(&prediction)
                 .map_err(|e| Error::Verification(e.to_string()))?;

@@ -55,7 +55,19 @@ pub struct Prediction {
     /// With `"probes"`: the size whose counted sample gave the seconds a node.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_on: Option<u32>,
+    /// Whether the sample's levels agree on the time a node ([`STEADY`]): the fit through
+    /// the first and the last level, and through the first and the one before the last, lie
+    /// within that much of each other. When they do not, the small levels' time is mostly that
+    /// of their longest units (a GPU that a few chunks cannot keep busy to the end), and the
+    /// predicted seconds are not to be trusted: a longer estimate samples larger levels.
+    pub steady: bool,
 }
+
+/// How far apart the time a node fitted through the first and the last level, and through the
+/// first and the one before it, may lie for a prediction to be [`Prediction::steady`].
+/// nqueens-simple N = 21 on 2× H200, sampled for 6 s (7 chunks), predicted 97.6 s for a count
+/// of 55.0 s: its first two levels took 0.97 and 0.89 s for 1.6 and 2.1·10¹¹ nodes.
+pub const STEADY: f64 = 0.25;
 
 /// How far the time per node of a size may lie from that of the size it is calibrated on, in
 /// a [`Prediction::from_probes`]: N-Queens on one H100 ran 5.27, 5.33 and 5.28·10¹¹ nodes/s at
@@ -95,6 +107,7 @@ impl Prediction {
             seconds_per_node: calibration.seconds_per_node,
             fixed_seconds: calibration.fixed_seconds,
             calibrated_on: Some(calibrated_on),
+            steady: calibration.steady,
         }
     }
 }
@@ -205,6 +218,21 @@ fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> P
     };
     let time = |nodes: f64| setup.seconds + fixed + rate * nodes;
     let host = setup.nodes as f64;
+    // The same fit without the last level: the levels agree when it gives about the same rate.
+    let slope = |a: &Sample, b: &Sample| {
+        (b.nodes > a.nodes).then(|| (b.seconds - a.seconds) / (b.nodes - a.nodes) as f64)
+    };
+    let steady = match levels {
+        [first, .., before, last] if levels.len() >= 3 => {
+            match (slope(first, before), slope(first, last)) {
+                (Some(before), Some(last)) if before > 0.0 && last > 0.0 => {
+                    (before / last - 1.0).abs() <= STEADY
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    };
     Prediction {
         chunks,
         sample_chunks: sampled,
@@ -223,6 +251,7 @@ fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> P
         seconds_per_node: rate,
         fixed_seconds: fixed,
         calibrated_on: None,
+        steady,
     }
 }
 
@@ -291,15 +320,23 @@ pub mod preview {
     /// in … s".
     pub fn line(what: &str, prediction: &Prediction, backend: &Backend) -> String {
         format!(
-            "{what}: expected to take about {} on {} (95 %: {} – {}), about {:.3e} nodes; estimated in {}",
+            "{what}: expected to take about {} on {} (95 %: {} – {}{}), about {:.3e} nodes; estimated in {}",
             duration(prediction.seconds),
             backend.describe(),
             duration(prediction.seconds_low),
             duration(prediction.seconds_high),
+            if prediction.steady {
+                String::new()
+            } else {
+                format!("; {UNSTEADY}")
+            },
             prediction.nodes,
             seconds(prediction.sample_seconds)
         )
     }
+
+    /// What a time range adds when its prediction is not [`Prediction::steady`].
+    pub const UNSTEADY: &str = "; its sample's levels disagree on the time a node, so this time is rough: a longer --estimate says more";
 
     /// A duration for a prediction: seconds below two minutes, then minutes, hours or days.
     pub fn duration(value: f64) -> String {
@@ -352,6 +389,27 @@ mod tests {
         // Half the 0.3 s budget is 0.15 s: the three levels of 1, 2 and 4 chunks take 0.157 s.
         assert_eq!(p.sample_chunks, 7);
         assert_eq!(p.samples.len(), 3);
+        assert!(p.steady, "{p:?}");
+    }
+
+    #[test]
+    fn levels_slowed_by_their_longest_units_are_not_steady() {
+        // The levels of nqueens-simple N = 21 on 2× H200: 1 chunk 0.97 s, 2 chunks 0.89 s,
+        // 4 chunks 2.17 s — mostly the time of each level's longest units, not of its nodes.
+        let tail = |shard: Shard| -> Result<(u128, f64)> {
+            let chunks = shard.chunks(256).count();
+            let seconds = match chunks {
+                1 => 0.97,
+                2 => 0.89,
+                _ => 0.54 * chunks as f64,
+            };
+            Ok((1.6e11 as u128 * chunks as u128, seconds))
+        };
+        let p = predict(256, 2.0, Setup::default(), tail).unwrap();
+        assert_eq!(p.samples.len(), 3);
+        assert!(!p.steady, "{p:?}");
+        let backend = crate::Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        assert!(preview::line("x", &p, &backend).contains("rough"));
     }
 
     #[test]

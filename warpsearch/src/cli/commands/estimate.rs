@@ -52,6 +52,9 @@ pub(crate) fn print_prediction(
         duration(prediction.seconds_high),
     );
     out!("  {}", how_predicted(prediction));
+    if !prediction.steady {
+        out!("  {}", warpsearch::predict::preview::UNSTEADY);
+    }
     Ok(0)
 }
 
