@@ -335,8 +335,8 @@ pub mod preview {
         )
     }
 
-    /// What a time range adds when its prediction is not [`Prediction::steady`].
-    pub const UNSTEADY: &str = "; its sample's levels disagree on the time a node, so this time is rough: a longer --estimate says more";
+    /// What follows a predicted time that is not [`Prediction::steady`].
+    pub const UNSTEADY: &str = "its sample's levels disagree on the time a node, so this time is rough: a longer --estimate says more";
 
     /// A duration for a prediction: seconds below two minutes, then minutes, hours or days.
     pub fn duration(value: f64) -> String {
@@ -409,7 +409,12 @@ mod tests {
         assert_eq!(p.samples.len(), 3);
         assert!(!p.steady, "{p:?}");
         let backend = crate::Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
-        assert!(preview::line("x", &p, &backend).contains("rough"));
+        let line = preview::line("x", &p, &backend);
+        assert!(
+            line.contains("(95 %: ") && line.contains("; its sample's levels disagree"),
+            "{line}"
+        );
+        assert!(!preview::UNSTEADY.starts_with(';'));
     }
 
     #[test]
