@@ -266,6 +266,22 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
+    /// The kernel's side of the tests below, on one thread: takes every unit the feed
+    /// supplies, writes twice its one word as its result, finishes it; the indices taken.
+    fn double_every_unit(work: &Work) -> Vec<u32> {
+        let mut taken = Vec::new();
+        while let Some(index) = work.next_unit() {
+            // SAFETY: the unit is ready, one word; its result is this thread's.
+            unsafe {
+                let unit = work.unit(index, 1)[0];
+                *work.result(index, 1) = unit * 2;
+            }
+            work.finish(index);
+            taken.push(index);
+        }
+        taken
+    }
+
     #[test]
     fn a_thread_takes_each_supplied_unit_once_and_none_after_the_close() {
         let units: Vec<u64> = (0..10).map(|i| 100 + i).collect();
@@ -298,16 +314,7 @@ mod tests {
                 }
                 feed[1].store(1, Ordering::Release);
             });
-            let mut taken = Vec::new();
-            while let Some(index) = work.next_unit() {
-                // SAFETY: the unit is ready, one word; its result is this thread's.
-                unsafe {
-                    let unit = work.unit(index, 1)[0];
-                    *work.result(index, 1) = unit * 2;
-                }
-                work.finish(index);
-                taken.push(index);
-            }
+            let taken = double_every_unit(&work);
             assert_eq!(taken, (0..10).collect::<Vec<u32>>());
         });
         assert_eq!(results[9], 218);
@@ -368,16 +375,7 @@ mod tests {
                 }
                 read_back
             });
-            let mut taken = Vec::new();
-            while let Some(index) = work.next_unit() {
-                // SAFETY: the unit is ready, one word; its result is this thread's.
-                unsafe {
-                    let unit = work.unit(index, 1)[0];
-                    *work.result(index, 1) = unit * 2;
-                }
-                work.finish(index);
-                taken.push(index);
-            }
+            let taken = double_every_unit(&work);
             assert_eq!(taken, (0..UNITS).collect::<Vec<u32>>());
             host.join().unwrap()
         });
