@@ -59,7 +59,7 @@ impl Partial for Arrays {
 }
 
 /// Roots the work list aims for: enough that its 256 chunks are of even size (the partition,
-/// shards and checkpoints refer to them), few enough to make in about a millisecond.
+/// shards and checkpoints refer to them), few enough to make in 1–3 ms.
 const TARGET_ROOTS: usize = 1 << 14;
 
 /// Rows the engine adds to each root when it hands the root's chunk out: the units a GPU lane
