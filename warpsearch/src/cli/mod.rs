@@ -242,13 +242,118 @@ warpsearch gomoku vcf --batch positions.txt --json"
     Vcf(VcfArgs),
     /// A Gomocup brain: the Piskvork protocol on standard input and output (docs/gomoku-brain.md).
     #[command(
-        long_about = "A Gomocup brain: speaks the Piskvork protocol on standard input and output (START, BEGIN, \
-TURN, BOARD … DONE, INFO, TAKEBACK, RESTART, END, ABOUT; anything else gets UNKNOWN). It plays 15×15 only. It \
-wins by VCF when it can, stops the opponent's fours and VCFs, and otherwise chooses among threat-pruned \
-candidates with a small search that keeps to INFO timeout_turn and time_left. Under the Piskvork manager, run \
-it through an executable named pbrain-warpsearch (docs/gomoku-brain.md)."
+        long_about = "A Gomocup brain: speaks the Piskvork protocol on standard input and output (START, RECTSTART, \
+BEGIN, TURN, BOARD … DONE, SWAP2BOARD, INFO, TAKEBACK, RESTART, END, ABOUT; anything else gets UNKNOWN). Boards \
+from 5×5 to 22×22; rules 0 (freestyle), 1 (exactly five) and 4 (renju, black's forbidden points respected), \
+applied as soon as INFO rule arrives; rule 8 (caro) is refused with ERROR. Each move: a five, a forced block, a \
+VCF or VCT proof, else an iteratively deepened principal-variation search that uses the time INFO timeout_turn \
+and time_left allow (never more). Under the Piskvork manager, run it through an executable named \
+pbrain-warpsearch (docs/gomoku-brain.md).",
+        after_help = "Examples:\n  printf 'START 20\\nINFO rule 4\\nBEGIN\\nEND\\n' | warpsearch gomoku brain\n  \
+warpsearch gomoku brain --nodes 200000      # the same moves on every machine"
     )]
-    Brain,
+    Brain(BrainArgs),
+    /// Plays two Piskvork brains against each other and prints the score with Elo.
+    #[command(
+        long_about = "Plays two Piskvork brains (any programs that speak the protocol on stdin/stdout) against \
+each other. Every game starts both afresh, opens with an opening from --openings (each played twice, colours \
+swapped), checks every move (on the board, on an empty cell, not a renju forbidden point) and its time, and \
+scores a brain that answers late, exits or answers nonsense as the loser. The score of the first engine is \
+printed with its Elo difference and a 95 % interval; --out writes every game's moves, one JSON object a line.",
+        after_help = "Examples:\n  \
+warpsearch gomoku match --engine 'warpsearch gomoku brain' --engine ./pbrain-other --games 52 --turn-ms 1000\n  \
+warpsearch gomoku match --engine A --engine B --turn-ms 1000,100 --rule renju --size 15 --concurrency 8 --out games.jsonl"
+    )]
+    Match(MatchArgs),
+    /// Find a victory by continuous threats (fours and open threes) against every defence.
+    #[command(
+        long_about = "Find a VCT: a win in which every attacker move makes a four or an open three, against every \
+defence (each cell that stops the threat, and the defender's own fours). Any board size (5 to 22) and rule \
+(freestyle, standard, renju). Input: a grid of cells (. x o), one row a line; the side to move is the one whose \
+turn it is by the stone counts (black first)."
+    )]
+    Vct(VctArgs),
+}
+
+#[derive(Args)]
+struct BrainArgs {
+    /// Search this many nodes a move instead of using the clock: the same moves on every
+    /// machine (INFO time limits are then ignored).
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Search threads (INFO thread_num from the manager overrides it).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// The most milliseconds a move may take, whatever the manager allows.
+    #[arg(long, value_name = "MS")]
+    max_ms: Option<u64>,
+    /// No MESSAGE line (depth, score, nodes) before each move.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct MatchArgs {
+    /// A brain's command (give it twice: the first engine's score is reported).
+    #[arg(long = "engine", value_name = "CMD", num_args = 1, required = true)]
+    engines: Vec<String>,
+    /// Games in all (each opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 52)]
+    games: usize,
+    /// Milliseconds a move: one number for both, or A,B for each engine.
+    #[arg(long, value_name = "MS[,MS]")]
+    turn_ms: Option<String>,
+    /// Milliseconds a game for each engine: one number or A,B.
+    #[arg(long, value_name = "MS[,MS]")]
+    match_ms: Option<String>,
+    /// The rule.
+    #[arg(long, value_enum, default_value_t = gomoku::engine::GameRule::Freestyle)]
+    rule: gomoku::engine::GameRule,
+    /// The board side (5 to 22).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// Openings file: one opening a line, stones dx,dy from the centre, black first
+    /// (default: the 26 classic three-stone openings).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Threads each engine is told to use (INFO thread_num): one number or A,B.
+    #[arg(long, value_name = "T[,T]", default_value = "1")]
+    threads: String,
+    /// Milliseconds past its limit a brain may take before it forfeits.
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    grace_ms: u64,
+    /// Milliseconds to wait before a brain that has just answered gets its next command
+    /// (some brains drop a command that arrives at once).
+    #[arg(long, value_name = "MS", default_value_t = 5)]
+    settle_ms: u64,
+    /// Write every game (moves, times, result) to FILE, one JSON object a line.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct VctArgs {
+    /// The position: a file, or - for standard input.
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    input: String,
+    /// The rule.
+    #[arg(long, value_enum, default_value_t = gomoku::engine::GameRule::Freestyle)]
+    rule: gomoku::engine::GameRule,
+    /// The most attacker threats in a sequence.
+    #[arg(long, value_name = "MOVES", default_value_t = 6)]
+    depth: u32,
+    /// The most nodes searched.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    nodes: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 /// The side a VCF is searched for: x (black) or o (white).
@@ -454,7 +559,9 @@ pub fn main() -> i32 {
         Command::Bench(a) => a.common.json,
         Command::Gomoku(a) => match &a.action {
             Some(GomokuAction::Vcf(vcf)) => vcf.common.json,
-            Some(GomokuAction::Brain) => false,
+            Some(GomokuAction::Brain(_)) => false,
+            Some(GomokuAction::Match(m)) => m.json,
+            Some(GomokuAction::Vct(v)) => v.json,
             None => a.json,
         },
         Command::No3line(a) => a.common.json,

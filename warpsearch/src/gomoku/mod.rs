@@ -17,8 +17,8 @@
 //! that holds a stone and collects the set bits. Definitions: [`line`](mod@line). Encoding: [`table`].
 
 pub mod batch;
-pub mod brain;
 pub mod cache;
+pub mod engine;
 pub mod line;
 pub mod parse;
 pub mod reference;

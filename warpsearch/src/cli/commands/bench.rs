@@ -445,55 +445,72 @@ fn run_bench_vcf(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error>
     Ok(0)
 }
 
-/// `bench brain`: self-play games of the brain, 50 ms a move; its nodes a second.
+/// `bench brain`: self-play games of the engine from the classic openings, 50 ms a move, one
+/// thread; its nodes a second and the depth it reaches.
 fn run_bench_brain(args: BenchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
-    use gomoku::{brain, vcf};
-    use std::time::Duration;
+    use gomoku::engine::{self, Board, GameRule, Limits, Table, Think};
+    use std::time::{Duration, Instant};
     if args.from.is_some() || args.to.is_some() {
         return Err(Error::InvalidArgument(
             "bench brain plays --repeat games; --from/--to do not apply".into(),
         ));
     }
-    let rule = Rule::Freestyle;
-    gomoku::table::Table::get(rule);
-    let mut random = kernels::rng::SplitMix64::new(2026, 15);
-    let (mut moves, mut nodes, mut seconds, mut fives) = (0u64, 0u64, 0.0f64, 0u32);
-    for _ in 0..args.repeat.max(1) {
-        let mut board = vcf::random_position(rule, &mut random, 4);
-        let mut side = vcf::side_to_move(&board);
-        while vcf::game_over(&board).is_none() {
+    let openings = engine::matches::classic_openings();
+    let table = Table::new(64);
+    let (mut moves, mut nodes, mut seconds, mut fives, mut depths) =
+        (0u64, 0u64, 0.0f64, 0u32, 0u64);
+    let games = args.repeat.max(1);
+    for game in 0..games {
+        let mut board = Board::new(15, 15, GameRule::Freestyle)
+            .map_err(|e| Error::Verification(e.to_string()))?;
+        for &(dx, dy) in &openings[game as usize % openings.len()] {
+            let color = board.side_to_move();
+            board.place(board.cell((7 + dx) as usize, (7 + dy) as usize), color);
+        }
+        table.clear();
+        loop {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
-            let started = std::time::Instant::now();
-            let Some(choice) = brain::choose_move(&board, side, Duration::from_millis(50)) else {
+            let started = Instant::now();
+            let options = Think {
+                limits: Limits {
+                    deadline: Some(started + Duration::from_millis(50)),
+                    ..Limits::default()
+                },
+                ..Think::default()
+            };
+            let Some(outcome) = engine::think(&board, &options, &table) else {
                 break; // a full board
             };
             seconds += started.elapsed().as_secs_f64();
-            nodes += choice.nodes;
+            nodes += outcome.nodes;
+            depths += u64::from(outcome.depth);
             moves += 1;
-            board.make(choice.x, choice.y, side).map_err(|e| {
-                Error::Verification(format!("the brain played an illegal move: {e}"))
-            })?;
-            side = side.other();
+            let color = board.side_to_move();
+            board.place(outcome.best, color);
+            if board.wins_at(outcome.best) {
+                fives += 1;
+                break;
+            }
         }
-        fives += u32::from(vcf::game_over(&board).is_some());
     }
     let rate = if seconds > 0.0 {
         nodes as f64 / seconds
     } else {
         0.0
     };
-    let games = args.repeat.max(1);
+    let depth = depths as f64 / moves.max(1) as f64;
     if args.common.json {
         out!(
             "{}",
             serde_json::json!({"bench": "brain", "games": games, "ended_with_five": fives, "moves": moves,
-                "nodes": nodes, "seconds": seconds, "nodes_per_second": rate, "ms_per_move": 50})
+                "nodes": nodes, "seconds": seconds, "nodes_per_second": rate, "ms_per_move": 50,
+                "mean_depth": depth})
         );
     } else {
         out!(
-            "{games} games ({fives} ended with a five), {moves} moves at 50 ms: {nodes} nodes in {seconds:.2} s of thinking, {rate:.3e} nodes/s"
+            "{games} games ({fives} ended with a five), {moves} moves at 50 ms: {nodes} nodes in {seconds:.2} s of thinking, {rate:.3e} nodes/s, mean depth {depth:.1}"
         );
     }
     Ok(0)

@@ -5,15 +5,26 @@ use crate::cli::*;
 pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     match args.action {
         Some(GomokuAction::Vcf(vcf)) => return run_vcf(vcf, cancel),
-        Some(GomokuAction::Brain) => {
-            gomoku::brain::run(std::io::stdin().lock(), std::io::stdout().lock()).map_err(
-                |source| Error::Io {
-                    path: "standard output".into(),
-                    source,
-                },
-            )?;
+        Some(GomokuAction::Brain(brain)) => {
+            let settings = gomoku::engine::protocol::Settings {
+                nodes: brain.nodes,
+                threads: brain.threads,
+                turn_cap_ms: brain.max_ms,
+                messages: !brain.quiet,
+            };
+            gomoku::engine::protocol::run(
+                settings,
+                std::io::stdin().lock(),
+                std::io::stdout().lock(),
+            )
+            .map_err(|source| Error::Io {
+                path: "standard output".into(),
+                source,
+            })?;
             return Ok(0);
         }
+        Some(GomokuAction::Match(args)) => return run_match(args, cancel),
+        Some(GomokuAction::Vct(args)) => return run_vct(args),
         None => {}
     }
     let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
@@ -372,4 +383,253 @@ fn run_vcf_batch(
         );
     }
     Ok(if errors > 0 { 1 } else { 0 })
+}
+
+/// "A" or "A,B" as one value for each engine.
+fn pair_of<T: std::str::FromStr + Copy>(text: &str, what: &str) -> Result<[T; 2], Error> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "--{what}: expected a number or two (A,B), not '{text}'"
+        ))
+    };
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let values: Vec<T> = parts
+        .iter()
+        .map(|p| p.parse::<T>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    match values[..] {
+        [a] => Ok([a, a]),
+        [a, b] => Ok([a, b]),
+        _ => Err(bad()),
+    }
+}
+
+fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
+    use gomoku::engine::matches::{self, MatchOptions, Score};
+    let [first, second] = args.engines.as_slice() else {
+        return Err(Error::InvalidArgument(format!(
+            "give --engine exactly twice (got {})",
+            args.engines.len()
+        )));
+    };
+    if !(gomoku::engine::MIN_SIZE..=gomoku::engine::MAX_SIZE).contains(&args.size) {
+        return Err(Error::InvalidArgument(format!(
+            "--size {}: boards are {} to {}",
+            args.size,
+            gomoku::engine::MIN_SIZE,
+            gomoku::engine::MAX_SIZE
+        )));
+    }
+    let openings_text = match &args.openings {
+        Some(path) => read_input(path, 1 << 20)?,
+        None => matches::OPENINGS.to_string(),
+    };
+    let openings = matches::parse_openings(&openings_text)
+        .map_err(|e| Error::InvalidArgument(format!("openings: {e}")))?;
+    let turn_ms = match &args.turn_ms {
+        Some(text) => pair_of::<u64>(text, "turn-ms")?.map(Some),
+        None => [None, None],
+    };
+    let match_ms = match &args.match_ms {
+        Some(text) => pair_of::<u64>(text, "match-ms")?.map(Some),
+        None => [None, None],
+    };
+    if turn_ms == [None, None] && match_ms == [None, None] {
+        return Err(Error::InvalidArgument(
+            "give --turn-ms or --match-ms (a game needs a clock)".into(),
+        ));
+    }
+    let options = MatchOptions {
+        engines: [first.clone(), second.clone()],
+        games: args.games,
+        turn_ms,
+        match_ms,
+        rule: args.rule,
+        size: args.size,
+        openings,
+        concurrency: args.concurrency.max(1),
+        threads: pair_of::<usize>(&args.threads, "threads")?,
+        grace_ms: args.grace_ms,
+        settle_ms: args.settle_ms,
+        start_ms: 30_000,
+    };
+    let out = match &args.out {
+        Some(path) => Some(std::sync::Mutex::new(std::fs::File::create(path).map_err(
+            |source| Error::Io {
+                path: path.clone(),
+                source,
+            },
+        )?)),
+        None => None,
+    };
+    let progress = indicatif::ProgressBar::new(args.games as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let tally = std::sync::Mutex::new(Vec::new());
+    let records = matches::play_match(&options, &cancel, &|record| {
+        if let Some(out) = &out {
+            let mut file = out.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = std::io::Write::write_all(
+                &mut *file,
+                format!("{}\n", serde_json::to_string(record).unwrap_or_default()).as_bytes(),
+            );
+        }
+        let mut tally = tally.lock().unwrap_or_else(|e| e.into_inner());
+        tally.push(record.clone());
+        let score = Score::of(&tally);
+        progress.set_message(format!(
+            "+{} ={} -{} ({:.1} %)",
+            score.wins,
+            score.draws,
+            score.losses,
+            100.0 * score.score
+        ));
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    if cancel.load(Ordering::SeqCst) {
+        eprintln!("interrupted after {} games", records.len());
+    }
+    let score = Score::of(&records);
+    let forfeits: Vec<String> = records
+        .iter()
+        .filter(|r| !matches!(r.ending, matches::Ending::Five | matches::Ending::Draw))
+        .map(|r| {
+            format!(
+                "game {}: engine {} {:?} ({})",
+                r.game,
+                r.winner.map_or(0, |w| 2 - w),
+                r.ending,
+                r.detail.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    if args.json {
+        out!(
+            "{}",
+            serde_json::json!({"score": score, "rule": args.rule, "size": args.size,
+                "turn_ms": turn_ms, "match_ms": match_ms, "forfeits": forfeits,
+                "engines": [first, second]})
+        );
+    } else {
+        out!(
+            "{first} vs {second}: +{} ={} -{} in {} games, score {:.1} %, Elo {:+.0} (95 %: {:+.0} to {:+.0})",
+            score.wins,
+            score.draws,
+            score.losses,
+            score.games,
+            100.0 * score.score,
+            score.elo,
+            score.elo_low,
+            score.elo_high
+        );
+        for line in &forfeits {
+            out!("  {line}");
+        }
+    }
+    Ok(if cancel.load(Ordering::SeqCst) {
+        130
+    } else {
+        0
+    })
+}
+
+/// A grid of any size: rows of . x o (spaces ignored), all rows as long.
+fn engine_board(
+    text: &str,
+    rule: gomoku::engine::GameRule,
+) -> Result<gomoku::engine::Board, Error> {
+    use gomoku::engine::{BLACK, Board, WHITE};
+    let mut rows: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let cells: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let row = cells
+            .chars()
+            .map(|c| match c {
+                '.' | '+' | '-' => Ok(0),
+                'x' | 'X' => Ok(BLACK),
+                'o' | 'O' => Ok(WHITE),
+                other => Err(Error::InvalidArgument(format!(
+                    "line {}: '{other}' is not a cell (. x o)",
+                    number + 1
+                ))),
+            })
+            .collect::<Result<Vec<u8>, Error>>()?;
+        rows.push((number + 1, row));
+    }
+    let height = rows.len();
+    let width = rows.first().map_or(0, |r| r.1.len());
+    if let Some((line, row)) = rows.iter().find(|r| r.1.len() != width) {
+        return Err(Error::InvalidArgument(format!(
+            "line {line}: {} cells where the first row has {width}",
+            row.len()
+        )));
+    }
+    let mut board = Board::new(width, height, rule)
+        .map_err(|e| Error::InvalidArgument(format!("a {width}×{height} grid: {e}")))?;
+    let mut stones = [Vec::new(), Vec::new()];
+    for (y, (_, row)) in rows.iter().enumerate() {
+        for (x, &c) in row.iter().enumerate() {
+            if c != 0 {
+                stones[usize::from(c - 1)].push(board.cell(x, y));
+            }
+        }
+    }
+    let (black, white) = (stones[0].len(), stones[1].len());
+    if black < white || black > white + 1 {
+        return Err(Error::InvalidArgument(format!(
+            "{black} black and {white} white stones: black moves first, so black has as many as white or one more"
+        )));
+    }
+    for i in 0..black {
+        board.place(stones[0][i], BLACK);
+        if let Some(&cell) = stones[1].get(i) {
+            board.place(cell, WHITE);
+        }
+    }
+    if board.moves().iter().any(|&c| board.wins_at(c)) {
+        return Err(Error::InvalidArgument(
+            "the game is already over: the position holds a five".into(),
+        ));
+    }
+    Ok(board)
+}
+
+fn run_vct(args: VctArgs) -> Result<i32, Error> {
+    let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
+    let board = engine_board(&text, args.rule)?;
+    let side = if board.side_to_move() == gomoku::engine::BLACK {
+        "black"
+    } else {
+        "white"
+    };
+    let started = std::time::Instant::now();
+    let (found, nodes) = gomoku::engine::find_vct(&board, args.depth, args.nodes);
+    let seconds = started.elapsed().as_secs_f64();
+    let first = found.map(|cell| board.xy(cell));
+    if args.json {
+        out!(
+            "{}",
+            serde_json::json!({"side": side, "rule": args.rule, "vct": first.is_some(),
+                "first": first.map(|(x, y)| [x, y]), "nodes": nodes, "seconds": seconds,
+                "width": board.width(), "height": board.height()})
+        );
+    } else {
+        match first {
+            Some((x, y)) => {
+                out!("{side} wins by VCT: first move {x},{y} ({nodes} nodes, {seconds:.3} s)")
+            }
+            None => out!(
+                "no VCT for {side} within {} threats and {} nodes ({nodes} nodes searched)",
+                args.depth,
+                args.nodes
+            ),
+        }
+    }
+    Ok(0)
 }

@@ -1,0 +1,554 @@
+//! The engine's board: any size from 5×5 to 22×22, with every empty cell's line patterns kept
+//! up to date as stones are placed and taken back.
+//!
+//! Cells lie in a 32-wide array with five cells of wall around the board, so that a cell's
+//! neighbours five steps away in any of the four directions are always inside the array. Each
+//! (cell, direction) holds the 20-bit window key of [`pattern`](super::pattern); placing a stone
+//! changes the keys of the 40 cells within five steps along its four lines by one XOR each.
+//! The patterns of empty cells are looked up again as their keys change, and so are the sums
+//! the evaluation reads and the counts of fives and open fours the search asks about.
+
+use super::pattern::{BLACK, EMPTY, GameRule, HALF, Pattern, Tables, WALL, WHITE, key_shift};
+
+/// Row stride of the cell array.
+pub const STRIDE: usize = 32;
+/// Cells in the array.
+pub const CELLS: usize = STRIDE * STRIDE;
+/// The largest board side.
+pub const MAX_SIZE: usize = STRIDE - 2 * HALF;
+/// The smallest board side.
+pub const MIN_SIZE: usize = 5;
+/// The four line directions as steps in the array: across, down, down-right, down-left.
+pub const DIRECTIONS: [isize; 4] = [1, STRIDE as isize, STRIDE as isize + 1, STRIDE as isize - 1];
+
+/// A cell: its index in the array.
+pub type Cell = usize;
+
+/// The strongest shape a stone makes at a cell over its four lines, for move choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shape {
+    /// Nothing of note.
+    None,
+    /// An open three.
+    Three,
+    /// An open three and a closed three.
+    ThreePlus,
+    /// Two open threes (forbidden for renju's black).
+    DoubleThree,
+    /// A four.
+    Four,
+    /// A four and an open three.
+    FourThree,
+    /// An open four or two fours: wins unless the opponent has a four of its own.
+    OpenFour,
+    /// A five.
+    Five,
+}
+
+/// Per-pattern values of the evaluation, summed over every (empty cell, direction).
+const VALUE: [i32; 11] = [0, 0, 1, 3, 5, 14, 14, 40, 36, 120, 240];
+
+/// Zobrist keys: one per (color, cell), from a fixed seed.
+fn zobrist() -> &'static [[u64; CELLS]; 2] {
+    static KEYS: std::sync::OnceLock<Box<[[u64; CELLS]; 2]>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut keys = Box::new([[0u64; CELLS]; 2]);
+        for side in keys.iter_mut() {
+            for key in side.iter_mut() {
+                *key = next();
+            }
+        }
+        keys
+    })
+}
+
+/// The other color.
+#[inline]
+pub fn opponent(color: u8) -> u8 {
+    3 - color
+}
+
+/// The board.
+#[derive(Clone)]
+pub struct Board {
+    width: usize,
+    height: usize,
+    rule: GameRule,
+    tables: &'static Tables,
+    cells: [u8; CELLS],
+    keys: [[u32; 4]; CELLS],
+    /// Patterns of each (cell, color, direction); valid for empty cells.
+    patterns: [[[Pattern; 4]; 2]; CELLS],
+    /// Stones within two cells (Chebyshev distance), for move generation.
+    near: [u8; CELLS],
+    /// Sum of [`VALUE`] over every empty cell and direction, per color.
+    value: [i32; 2],
+    /// (empty cell, direction) pairs where each color would make five.
+    fives: [u16; 2],
+    /// Pairs where each color would make a four or an open four.
+    fours: [u16; 2],
+    hash: u64,
+    /// The color whose turn it is.
+    to_move: u8,
+    /// Cells holding a stone of neither side.
+    blocked: usize,
+    moves: Vec<Cell>,
+    /// The board's cells, row by row.
+    board_cells: Vec<Cell>,
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let c = match self.cells[self.cell(x, y)] {
+                    BLACK => 'X',
+                    WHITE => 'O',
+                    _ => '.',
+                };
+                write!(f, "{c}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl Board {
+    /// An empty `width`×`height` board (each 5..=22) under `rule`.
+    pub fn new(width: usize, height: usize, rule: GameRule) -> Result<Board, String> {
+        for side in [width, height] {
+            if !(MIN_SIZE..=MAX_SIZE).contains(&side) {
+                return Err(format!(
+                    "a board side of {side} is not supported (sides are {MIN_SIZE} to {MAX_SIZE})"
+                ));
+            }
+        }
+        let tables = Tables::get(rule);
+        let mut board = Board {
+            width,
+            height,
+            rule,
+            tables,
+            cells: [WALL; CELLS],
+            keys: [[0; 4]; CELLS],
+            patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
+            near: [0; CELLS],
+            value: [0; 2],
+            fives: [0; 2],
+            fours: [0; 2],
+            hash: 0,
+            to_move: BLACK,
+            blocked: 0,
+            moves: Vec::with_capacity(width * height),
+            board_cells: Vec::with_capacity(width * height),
+        };
+        for y in 0..height {
+            for x in 0..width {
+                let cell = board.cell(x, y);
+                board.cells[cell] = EMPTY;
+                board.board_cells.push(cell);
+            }
+        }
+        for y in 0..height {
+            for x in 0..width {
+                let cell = board.cell(x, y);
+                for (d, &step) in DIRECTIONS.iter().enumerate() {
+                    let mut key = 0u32;
+                    for offset in -(HALF as isize)..=HALF as isize {
+                        if offset == 0 {
+                            continue;
+                        }
+                        let other = (cell as isize + offset * step) as usize;
+                        key |= u32::from(board.cells[other]) << key_shift(offset);
+                    }
+                    board.keys[cell][d] = key;
+                }
+                board.add_cell(cell);
+            }
+        }
+        Ok(board)
+    }
+
+    /// The cell at column `x`, row `y` (not checked).
+    #[inline]
+    pub fn cell(&self, x: usize, y: usize) -> Cell {
+        (y + HALF) * STRIDE + x + HALF
+    }
+
+    /// Column and row of a cell.
+    #[inline]
+    pub fn xy(&self, cell: Cell) -> (usize, usize) {
+        (cell % STRIDE - HALF, cell / STRIDE - HALF)
+    }
+
+    /// The cell at (x, y) when it is on the board.
+    pub fn checked_cell(&self, x: i64, y: i64) -> Option<Cell> {
+        (x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height)
+            .then(|| self.cell(x as usize, y as usize))
+    }
+
+    /// Board width.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Board height.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The rule.
+    pub fn rule(&self) -> GameRule {
+        self.rule
+    }
+
+    /// What is on a cell: EMPTY, BLACK, WHITE or WALL.
+    #[inline]
+    pub fn at(&self, cell: Cell) -> u8 {
+        self.cells[cell]
+    }
+
+    /// The moves so far, in order.
+    pub fn moves(&self) -> &[Cell] {
+        &self.moves
+    }
+
+    /// Stones on the board.
+    pub fn stones(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The color to move: the other color than the last stone placed (black on an empty
+    /// board), unless set with [`Board::set_to_move`].
+    #[inline]
+    pub fn side_to_move(&self) -> u8 {
+        self.to_move
+    }
+
+    /// Sets the color to move (for positions set up out of turn).
+    pub fn set_to_move(&mut self, color: u8) {
+        self.to_move = color;
+    }
+
+    /// Stones of `color` on the board.
+    pub fn count_of(&self, color: u8) -> usize {
+        self.moves
+            .iter()
+            .filter(|&&c| self.cells[c] == color)
+            .count()
+    }
+
+    /// The board's cells, row by row.
+    pub fn board_cells(&self) -> &[Cell] {
+        &self.board_cells
+    }
+
+    /// The position's Zobrist hash.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// True when no cell is empty.
+    pub fn is_full(&self) -> bool {
+        self.moves.len() + self.blocked == self.board_cells.len()
+    }
+
+    /// The pattern `color` would make at empty `cell` along direction `d`.
+    #[inline]
+    pub fn pattern(&self, cell: Cell, color: u8, d: usize) -> Pattern {
+        self.patterns[cell][usize::from(color - 1)][d]
+    }
+
+    /// The four patterns of `color` at `cell`.
+    #[inline]
+    pub fn patterns(&self, cell: Cell, color: u8) -> [Pattern; 4] {
+        self.patterns[cell][usize::from(color - 1)]
+    }
+
+    /// True when a stone is within two cells of `cell`.
+    #[inline]
+    pub fn is_near(&self, cell: Cell) -> bool {
+        self.near[cell] > 0
+    }
+
+    /// (empty cell, direction) pairs where `color` would make five.
+    #[inline]
+    pub fn five_count(&self, color: u8) -> u16 {
+        self.fives[usize::from(color - 1)]
+    }
+
+    /// (empty cell, direction) pairs where `color` would make a four or an open four.
+    #[inline]
+    pub fn four_count(&self, color: u8) -> u16 {
+        self.fours[usize::from(color - 1)]
+    }
+
+    /// The static evaluation for `color`: its patterns' values less the opponent's.
+    #[inline]
+    pub fn evaluate(&self, color: u8) -> i32 {
+        let me = self.value[usize::from(color - 1)];
+        let them = self.value[usize::from(opponent(color) - 1)];
+        // The side to move gets to realise its shapes first.
+        me + me / 4 - them
+    }
+
+    /// The strongest shape of `color` at empty `cell`.
+    pub fn shape(&self, cell: Cell, color: u8) -> Shape {
+        shape_of(self.patterns(cell, color))
+    }
+
+    /// Adds the patterns of empty `cell` to the sums.
+    fn add_cell(&mut self, cell: Cell) {
+        for side in 0..2 {
+            for d in 0..4 {
+                let pattern = self.tables.sides[side].get(self.keys[cell][d]);
+                self.patterns[cell][side][d] = pattern;
+                self.count(side, pattern, 1);
+            }
+        }
+    }
+
+    /// Removes the patterns of `cell` (about to hold a stone) from the sums.
+    fn remove_cell(&mut self, cell: Cell) {
+        for side in 0..2 {
+            for d in 0..4 {
+                let pattern = self.patterns[cell][side][d];
+                self.count(side, pattern, -1);
+            }
+        }
+    }
+
+    #[inline]
+    fn count(&mut self, side: usize, pattern: Pattern, sign: i32) {
+        self.value[side] += sign * VALUE[pattern as usize];
+        match pattern {
+            Pattern::F5 => self.fives[side] = self.fives[side].wrapping_add_signed(sign as i16),
+            Pattern::B4 | Pattern::F4 => {
+                self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16)
+            }
+            _ => {}
+        }
+    }
+
+    /// XORs `color`'s bits into the keys of the cells within five steps of `cell`.
+    #[inline]
+    fn flip_keys(&mut self, cell: Cell, color: u8) {
+        for (d, &step) in DIRECTIONS.iter().enumerate() {
+            for distance in 1..=HALF as isize {
+                for offset in [distance, -distance] {
+                    let other = (cell as isize + offset * step) as usize;
+                    if self.cells[other] == WALL {
+                        continue;
+                    }
+                    // `cell` lies at -offset seen from `other`.
+                    self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
+                    if self.cells[other] == EMPTY {
+                        for side in 0..2 {
+                            let old = self.patterns[other][side][d];
+                            let new = self.tables.sides[side].get(self.keys[other][d]);
+                            if old != new {
+                                self.count(side, old, -1);
+                                self.count(side, new, 1);
+                                self.patterns[other][side][d] = new;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Places a `color` stone on empty `cell`.
+    pub fn place(&mut self, cell: Cell, color: u8) {
+        debug_assert_eq!(self.cells[cell], EMPTY);
+        self.remove_cell(cell);
+        self.cells[cell] = color;
+        self.flip_keys(cell, color);
+        self.hash ^= zobrist()[usize::from(color - 1)][cell];
+        for dy in -2isize..=2 {
+            for dx in -2isize..=2 {
+                let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
+                self.near[other] += 1;
+            }
+        }
+        self.moves.push(cell);
+        self.to_move = opponent(color);
+    }
+
+    /// Puts a stone of neither side on empty `cell` (a continuous game's stones marked 3): it
+    /// blocks both colors' lines and is not a move.
+    pub fn block(&mut self, cell: Cell) {
+        debug_assert_eq!(self.cells[cell], EMPTY);
+        self.remove_cell(cell);
+        self.cells[cell] = WALL;
+        self.flip_keys(cell, WALL);
+        self.hash ^= zobrist()[0][cell] ^ zobrist()[1][cell];
+        self.blocked += 1;
+    }
+
+    /// Takes back the last stone placed; returns its cell.
+    pub fn undo(&mut self) -> Option<Cell> {
+        let cell = self.moves.pop()?;
+        self.to_move = self.cells[cell];
+        self.lift(cell);
+        Some(cell)
+    }
+
+    /// Removes the stone on `cell`, wherever it is in the move order.
+    pub fn take_back(&mut self, cell: Cell) -> bool {
+        let Some(position) = self.moves.iter().rposition(|&c| c == cell) else {
+            return false;
+        };
+        self.moves.remove(position);
+        self.lift(cell);
+        true
+    }
+
+    fn lift(&mut self, cell: Cell) {
+        let color = self.cells[cell];
+        self.cells[cell] = EMPTY;
+        self.flip_keys(cell, color);
+        self.hash ^= zobrist()[usize::from(color - 1)][cell];
+        for dy in -2isize..=2 {
+            for dx in -2isize..=2 {
+                let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
+                self.near[other] -= 1;
+            }
+        }
+        self.add_cell(cell);
+    }
+
+    /// True when the stone on `cell` is part of a winning five (by the rule, for its color).
+    pub fn wins_at(&self, cell: Cell) -> bool {
+        let color = self.cells[cell];
+        if color != BLACK && color != WHITE {
+            return false;
+        }
+        let exact = self.rule.perspective(color).exact;
+        DIRECTIONS.iter().any(|&step| {
+            let mut run = 1;
+            for sign in [1isize, -1] {
+                let mut other = cell as isize + sign * step;
+                while self.cells[other as usize] == color {
+                    run += 1;
+                    other += sign * step;
+                }
+            }
+            if exact { run == 5 } else { run >= 5 }
+        })
+    }
+
+    /// Whether a black stone on empty `cell` is forbidden under renju (never under other
+    /// rules, never for white): an overline, two fours, or two open threes that are real,
+    /// an open three being real when one of the cells that make it an open four is itself
+    /// allowed (the RIF definition, followed to `depth` levels).
+    pub fn is_forbidden(&mut self, cell: Cell) -> bool {
+        self.forbidden_to(cell, 3)
+    }
+
+    fn forbidden_to(&mut self, cell: Cell, depth: u32) -> bool {
+        if self.rule != GameRule::Renju || self.cells[cell] != EMPTY {
+            return false;
+        }
+        let patterns = self.patterns(cell, BLACK);
+        if patterns.contains(&Pattern::F5) {
+            return false;
+        }
+        if patterns.contains(&Pattern::Forbidden) {
+            return true;
+        }
+        let fours = patterns.iter().filter(|p| p.is_four()).count();
+        if fours >= 2 {
+            return true;
+        }
+        let threes = patterns.iter().filter(|&&p| p == Pattern::F3).count();
+        if threes < 2 {
+            return false;
+        }
+        if depth == 0 {
+            return true;
+        }
+        // Count the threes that can really become open fours.
+        self.place(cell, BLACK);
+        let mut real = 0;
+        for (d, &step) in DIRECTIONS.iter().enumerate() {
+            if patterns[d] != Pattern::F3 {
+                continue;
+            }
+            let mut is_real = false;
+            for offset in -4isize..=4 {
+                let other = (cell as isize + offset * step) as usize;
+                if offset == 0 || self.cells[other] != EMPTY {
+                    continue;
+                }
+                if self.pattern(other, BLACK, d) == Pattern::F4
+                    && !self.forbidden_to(other, depth - 1)
+                {
+                    is_real = true;
+                    break;
+                }
+            }
+            real += usize::from(is_real);
+        }
+        self.undo();
+        real >= 2
+    }
+
+    /// Cells where `color` would make five.
+    pub fn five_cells(&self, color: u8) -> Vec<Cell> {
+        if self.five_count(color) == 0 {
+            return Vec::new();
+        }
+        self.board_cells
+            .iter()
+            .copied()
+            .filter(|&c| self.cells[c] == EMPTY && self.patterns(c, color).contains(&Pattern::F5))
+            .collect()
+    }
+}
+
+/// The strongest shape of four line patterns.
+pub fn shape_of(patterns: [Pattern; 4]) -> Shape {
+    let mut fives = 0;
+    let mut open_fours = 0;
+    let mut fours = 0;
+    let mut open_threes = 0;
+    let mut threes = 0;
+    for p in patterns {
+        match p {
+            Pattern::F5 => fives += 1,
+            Pattern::F4 => open_fours += 1,
+            Pattern::B4 => fours += 1,
+            Pattern::F3 => open_threes += 1,
+            Pattern::B3 => threes += 1,
+            _ => {}
+        }
+    }
+    if fives > 0 {
+        Shape::Five
+    } else if open_fours > 0 || fours >= 2 {
+        Shape::OpenFour
+    } else if fours == 1 && open_threes > 0 {
+        Shape::FourThree
+    } else if fours == 1 {
+        Shape::Four
+    } else if open_threes >= 2 {
+        Shape::DoubleThree
+    } else if open_threes == 1 && threes > 0 {
+        Shape::ThreePlus
+    } else if open_threes == 1 {
+        Shape::Three
+    } else {
+        Shape::None
+    }
+}

@@ -1,0 +1,999 @@
+//! The search: threat-space proofs (VCF, VCT) and an iteratively deepened principal-variation
+//! search with a shared transposition table, run by one thread or many (lazy SMP).
+//!
+//! Every node starts from the threats the board's pattern counts show: a five of the side to
+//! move wins; the opponent's five must be blocked (a forced move, searched without using
+//! depth); an open four wins when the opponent has no four to reply with; and when the opponent
+//! threatens an open four, only the cells that stop it and the side's own fours are searched.
+//! Other nodes try every cell within two of a stone, best pattern score first. At depth zero a
+//! quiescence search plays fours only (a bounded VCF) before it trusts the evaluation.
+
+use super::board::{Board, CELLS, Cell, Shape, opponent, shape_of};
+use super::pattern::{BLACK, EMPTY, GameRule, Pattern};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// The score of a five on the board now; a win in `n` plies scores `WIN - n`.
+pub const WIN: i32 = 30_000;
+/// Scores beyond this are proven wins or losses.
+pub const WIN_BOUND: i32 = WIN - 1_000;
+/// The deepest ply a search reaches.
+const MAX_PLY: usize = 128;
+/// Fours a quiescence search plays in a row at most.
+const QUIESCENCE_FOURS: u32 = 10;
+
+/// Per-pattern ordering scores of a cell for the side to move (attack) and for blocking the
+/// opponent (defence).
+const ATTACK: [i32; 11] = [0, 0, 2, 4, 8, 20, 24, 70, 80, 600, 10_000];
+const DEFENCE: [i32; 11] = [0, 0, 1, 2, 5, 14, 16, 50, 60, 400, 5_000];
+
+/// When a search stops.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Stop at this instant (the last finished iteration's move is played).
+    pub deadline: Option<Instant>,
+    /// Stop after this many nodes (summed over threads): the same moves on every machine.
+    pub nodes: Option<u64>,
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The move to play.
+    pub best: Cell,
+    /// Its score for the side to move (`WIN - n`: wins in n plies).
+    pub score: i32,
+    /// The last iteration completed (0 for moves found without the tree search).
+    pub depth: u32,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
+    /// How the move was found.
+    pub reason: Reason,
+}
+
+/// How a move was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The first move on an empty board.
+    Opening,
+    /// It makes five.
+    Five,
+    /// It blocks the opponent's only five point.
+    Block,
+    /// The first move of a proven VCF.
+    Vcf,
+    /// The first move of a proven VCT.
+    Vct,
+    /// The principal-variation search.
+    Search,
+}
+
+/// The transposition table, shared by threads without locks: each entry stores the key XORed
+/// with its data, so a torn write reads as a miss.
+pub struct Table {
+    entries: Vec<[AtomicU64; 2]>,
+    mask: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact = 1,
+    Lower = 2,
+    Upper = 3,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    best: Cell,
+    score: i32,
+    depth: i32,
+    bound: Bound,
+}
+
+impl Table {
+    /// A table of about `megabytes` MB (rounded down to a power of two entries).
+    pub fn new(megabytes: usize) -> Table {
+        let wanted = (megabytes.max(1) << 20) / 16;
+        let size = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        Table {
+            entries: (0..size)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
+            mask: size - 1,
+        }
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&self) {
+        for entry in &self.entries {
+            entry[0].store(0, Ordering::Relaxed);
+            entry[1].store(0, Ordering::Relaxed);
+        }
+    }
+
+    fn probe(&self, hash: u64) -> Option<Entry> {
+        let slot = &self.entries[hash as usize & self.mask];
+        let data = slot[1].load(Ordering::Relaxed);
+        if data == 0 || slot[0].load(Ordering::Relaxed) ^ data != hash {
+            return None;
+        }
+        let bound = match (data >> 40) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None,
+        };
+        Some(Entry {
+            best: (data & 0xFFFF) as Cell,
+            score: ((data >> 16) & 0xFFFF) as u16 as i16 as i32,
+            depth: ((data >> 32) & 0xFF) as i32,
+            bound,
+        })
+    }
+
+    fn store(&self, hash: u64, entry: Entry) {
+        let slot = &self.entries[hash as usize & self.mask];
+        let old = slot[1].load(Ordering::Relaxed);
+        let old_depth = ((old >> 32) & 0xFF) as i32;
+        let same = slot[0].load(Ordering::Relaxed) ^ old == hash;
+        if same && old_depth > entry.depth && entry.bound != Bound::Exact {
+            return;
+        }
+        let data = (entry.best as u64 & 0xFFFF)
+            | (u64::from(entry.score as i16 as u16) << 16)
+            | ((entry.depth.clamp(0, 255) as u64) << 32)
+            | ((entry.bound as u64) << 40);
+        slot[0].store(hash ^ data, Ordering::Relaxed);
+        slot[1].store(data, Ordering::Relaxed);
+    }
+}
+
+/// A mate score as stored (relative to the node) from one relative to the root.
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score + ply as i32
+    } else if score < -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score - ply as i32
+    } else if score < -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// A candidate move with what it makes for both sides.
+#[derive(Clone, Copy)]
+struct Candidate {
+    cell: Cell,
+    score: i32,
+    mine: Shape,
+    theirs: Shape,
+}
+
+/// What a node's scan of the empty cells near stones found.
+struct Scan {
+    candidates: Vec<Candidate>,
+    /// The opponent can make an open four (or two fours) with one move.
+    threatened: bool,
+    /// A cell where the side to move makes an open four (allowed for it).
+    open_four: Option<Cell>,
+}
+
+/// One thread's searcher.
+struct Searcher<'a> {
+    board: Board,
+    table: &'a Table,
+    stop: &'a AtomicBool,
+    shared_nodes: &'a AtomicU64,
+    limits: Limits,
+    nodes: u64,
+    flushed: u64,
+    killers: [[Cell; 2]; MAX_PLY],
+    history: Box<[[i32; CELLS]; 2]>,
+}
+
+impl<'a> Searcher<'a> {
+    fn new(
+        board: Board,
+        table: &'a Table,
+        stop: &'a AtomicBool,
+        shared_nodes: &'a AtomicU64,
+        limits: Limits,
+    ) -> Searcher<'a> {
+        Searcher {
+            board,
+            table,
+            stop,
+            shared_nodes,
+            limits,
+            nodes: 0,
+            flushed: 0,
+            killers: [[0; 2]; MAX_PLY],
+            history: Box::new([[0; CELLS]; 2]),
+        }
+    }
+
+    /// Counts a node; true when the search must stop.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & 511 == 0 {
+            let total = self
+                .shared_nodes
+                .fetch_add(self.nodes - self.flushed, Ordering::Relaxed)
+                + (self.nodes - self.flushed);
+            self.flushed = self.nodes;
+            if self.limits.nodes.is_some_and(|limit| total >= limit)
+                || self.limits.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn flush(&mut self) {
+        self.shared_nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    /// True when `color` may play `cell` (renju forbids some of black's).
+    #[inline]
+    fn allowed(&mut self, cell: Cell, color: u8) -> bool {
+        if color != BLACK || self.board.rule() != GameRule::Renju {
+            return true;
+        }
+        let patterns = self.board.patterns(cell, BLACK);
+        let suspicious = patterns.contains(&Pattern::Forbidden)
+            || patterns.iter().filter(|p| p.is_four()).count() >= 2
+            || patterns.iter().filter(|&&p| p == Pattern::F3).count() >= 2;
+        !(suspicious && self.board.is_forbidden(cell))
+    }
+
+    /// Scans the empty cells near stones for the side to move, `me`.
+    fn scan(&mut self, me: u8) -> Scan {
+        let them = opponent(me);
+        let mut candidates = Vec::with_capacity(64);
+        let mut threatened = false;
+        let mut open_four = None;
+        for i in 0..self.board.board_cells().len() {
+            let cell = self.board.board_cells()[i];
+            if self.board.at(cell) != EMPTY || !self.board.is_near(cell) {
+                continue;
+            }
+            let mine = self.board.patterns(cell, me);
+            let theirs = self.board.patterns(cell, them);
+            let (my_shape, their_shape) = (shape_of(mine), shape_of(theirs));
+            if their_shape >= Shape::OpenFour && self.allowed(cell, them) {
+                threatened = true;
+            }
+            if !self.allowed(cell, me) {
+                continue;
+            }
+            if my_shape >= Shape::OpenFour && open_four.is_none() {
+                open_four = Some(cell);
+            }
+            let mut score = 0;
+            for d in 0..4 {
+                score += ATTACK[mine[d] as usize] + DEFENCE[theirs[d] as usize];
+            }
+            score += match my_shape {
+                Shape::FourThree => 3_000,
+                Shape::DoubleThree => 1_000,
+                Shape::Four => 200,
+                _ => 0,
+            };
+            score += match their_shape {
+                Shape::FourThree => 1_500,
+                Shape::DoubleThree => 500,
+                _ => 0,
+            };
+            candidates.push(Candidate {
+                cell,
+                score,
+                mine: my_shape,
+                theirs: their_shape,
+            });
+        }
+        Scan {
+            candidates,
+            threatened,
+            open_four,
+        }
+    }
+
+    /// The opponent's five points when it has any: Err(score) when the node is decided
+    /// (two five points, or the only one forbidden to `me`), Ok(Some(cell)) for the forced
+    /// block, Ok(None) when there is nothing to block.
+    #[inline]
+    fn forced_block(&mut self, me: u8, ply: usize) -> Result<Option<Cell>, i32> {
+        let them = opponent(me);
+        if self.board.five_count(them) == 0 {
+            return Ok(None);
+        }
+        let cells = self.board.five_cells(them);
+        match cells.as_slice() {
+            [] => Ok(None),
+            [cell] if self.allowed(*cell, me) => Ok(Some(*cell)),
+            _ => Err(-(WIN - ply as i32 - 1)),
+        }
+    }
+
+    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, fours: u32) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let me = self.me();
+        if self.board.five_count(me) > 0 {
+            return WIN - ply as i32;
+        }
+        if self.board.is_full() || ply + 1 >= MAX_PLY {
+            return 0;
+        }
+        match self.forced_block(me, ply) {
+            Err(score) => return score,
+            Ok(Some(cell)) => {
+                self.board.place(cell, me);
+                let score = -self.quiesce(-beta, -alpha, ply + 1, fours);
+                self.board.undo();
+                return score;
+            }
+            Ok(None) => {}
+        }
+        let stand = self.board.evaluate(me);
+        if stand >= beta {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        if fours == 0 || self.board.four_count(me) == 0 {
+            return alpha;
+        }
+        let them = opponent(me);
+        let mut moves: Vec<(Cell, Shape)> = Vec::new();
+        for i in 0..self.board.board_cells().len() {
+            let cell = self.board.board_cells()[i];
+            if self.board.at(cell) != EMPTY || !self.board.is_near(cell) {
+                continue;
+            }
+            let shape = self.board.shape(cell, me);
+            if shape >= Shape::Four && self.allowed(cell, me) {
+                if shape >= Shape::OpenFour && self.board.four_count(them) == 0 {
+                    return WIN - ply as i32 - 2;
+                }
+                moves.push((cell, shape));
+            }
+        }
+        moves.sort_by(|a, b| b.1.cmp(&a.1));
+        for (cell, _) in moves {
+            self.board.place(cell, me);
+            let score = -self.quiesce(-beta, -alpha, ply + 1, fours - 1);
+            self.board.undo();
+            if self.stop.load(Ordering::Relaxed) {
+                return 0;
+            }
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        alpha
+    }
+
+    #[inline]
+    fn me(&self) -> u8 {
+        self.board.side_to_move()
+    }
+
+    /// The moves of a node, best first: the opponent's open-four threats leave only the
+    /// cells that stop them and the side's own fours.
+    fn ordered_moves(
+        &mut self,
+        scan: &Scan,
+        me: u8,
+        ply: usize,
+        hash_move: Option<Cell>,
+    ) -> Vec<Cell> {
+        let side = usize::from(me - 1);
+        let mut moves: Vec<(i32, Cell)> = scan
+            .candidates
+            .iter()
+            .filter(|c| !scan.threatened || c.theirs >= Shape::Four || c.mine >= Shape::Four)
+            .map(|c| {
+                let mut key = c.score + self.history[side][c.cell].min(5_000) / 8;
+                if Some(c.cell) == hash_move {
+                    key += 1 << 24;
+                } else if self.killers[ply].contains(&c.cell) {
+                    key += 1 << 20;
+                }
+                (key, c.cell)
+            })
+            .collect();
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        moves.into_iter().map(|(_, cell)| cell).collect()
+    }
+
+    fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let me = self.me();
+        if self.board.five_count(me) > 0 {
+            return WIN - ply as i32;
+        }
+        if self.board.is_full() || ply + 2 >= MAX_PLY {
+            return 0;
+        }
+        match self.forced_block(me, ply) {
+            Err(score) => return score,
+            Ok(Some(cell)) => {
+                self.board.place(cell, me);
+                let score = -self.search(depth, -beta, -alpha, ply + 1);
+                self.board.undo();
+                return score;
+            }
+            Ok(None) => {}
+        }
+        if depth <= 0 {
+            return self.quiesce(alpha, beta, ply, QUIESCENCE_FOURS);
+        }
+        // Mate-distance pruning.
+        let best_possible = WIN - ply as i32 - 1;
+        if alpha >= best_possible {
+            return alpha;
+        }
+        let hash = self.board.hash();
+        let mut hash_move = None;
+        if let Some(entry) = self.table.probe(hash) {
+            if self.board.at(entry.best) == EMPTY {
+                hash_move = Some(entry.best);
+            }
+            let score = from_table(entry.score, ply);
+            if entry.depth >= depth && ply > 0 {
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+        let scan = self.scan(me);
+        if scan.open_four.is_some() && self.board.four_count(opponent(me)) == 0 {
+            return WIN - ply as i32 - 2;
+        }
+        let moves = self.ordered_moves(&scan, me, ply, hash_move);
+        if moves.is_empty() {
+            // Every cell near stones is forbidden or there is none: pass the evaluation.
+            return self.board.evaluate(me);
+        }
+        let original_alpha = alpha;
+        let mut best = i32::MIN + 1;
+        let mut best_move = moves[0];
+        for (index, &cell) in moves.iter().enumerate() {
+            self.board.place(cell, me);
+            let forcing = self.board.five_count(me) > 0;
+            let mut score;
+            if index == 0 {
+                score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+            } else {
+                // Late moves are searched shallower first.
+                let reduction = if depth >= 3 && index >= 4 && !forcing && !scan.threatened {
+                    1 + i32::from(index >= 12 && depth >= 5)
+                } else {
+                    0
+                };
+                score = -self.search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && reduction > 0 {
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
+                if score > alpha && score < beta {
+                    score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            self.board.undo();
+            if self.stop.load(Ordering::Relaxed) {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = cell;
+            }
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    if !self.killers[ply].contains(&cell) {
+                        self.killers[ply] = [cell, self.killers[ply][0]];
+                    }
+                    self.history[usize::from(me - 1)][cell] += depth * depth;
+                    break;
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table.store(
+            hash,
+            Entry {
+                best: best_move,
+                score: to_table(best, ply),
+                depth,
+                bound,
+            },
+        );
+        best
+    }
+
+    /// One iteration at the root over `moves` (reordered best first); the best move and
+    /// score, or None when stopped before the first move was searched.
+    fn root(&mut self, depth: i32, moves: &mut Vec<Cell>) -> Option<(Cell, i32)> {
+        let me = self.me();
+        let mut alpha = -WIN - 1;
+        let beta = WIN + 1;
+        let mut best: Option<(Cell, i32)> = None;
+        let mut scores = Vec::with_capacity(moves.len());
+        for (index, &cell) in moves.iter().enumerate() {
+            self.board.place(cell, me);
+            let mut score;
+            if index == 0 {
+                score = -self.search(depth - 1, -beta, -alpha, 1);
+            } else {
+                score = -self.search(depth - 1, -alpha - 1, -alpha, 1);
+                if score > alpha && !self.stop.load(Ordering::Relaxed) {
+                    score = -self.search(depth - 1, -beta, -alpha, 1);
+                }
+            }
+            self.board.undo();
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            scores.push((score, cell));
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((cell, score));
+                alpha = alpha.max(score);
+            }
+        }
+        if let Some((cell, _)) = best {
+            // The best first, then the order as it was.
+            moves.retain(|&m| m != cell);
+            moves.insert(0, cell);
+        }
+        best
+    }
+
+    /// Whether `attacker` (to move) wins by continuous fours within `depth` of its own moves.
+    /// The first move when it does.
+    fn vcf(&mut self, depth: u32, failed: &mut rustc_hash::FxHashMap<u64, u32>) -> Option<Cell> {
+        if self.tick() {
+            return None;
+        }
+        let me = self.me();
+        let them = opponent(me);
+        if self.board.five_count(me) > 0 {
+            return self.board.five_cells(me).first().copied();
+        }
+        if self.board.five_count(them) > 0 {
+            // Our four must also block theirs.
+            let cells = self.board.five_cells(them);
+            let [cell] = cells[..] else { return None };
+            if self.board.shape(cell, me) < Shape::Four || !self.allowed(cell, me) {
+                return None;
+            }
+            return self.vcf_move(cell, depth, failed).then_some(cell);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let hash = self.board.hash();
+        if failed.get(&hash).is_some_and(|&d| d >= depth) {
+            return None;
+        }
+        let mut moves: Vec<(Shape, i32, Cell)> = Vec::new();
+        for i in 0..self.board.board_cells().len() {
+            let cell = self.board.board_cells()[i];
+            if self.board.at(cell) != EMPTY || !self.board.is_near(cell) {
+                continue;
+            }
+            let shape = self.board.shape(cell, me);
+            if shape >= Shape::Four && self.allowed(cell, me) {
+                if shape >= Shape::OpenFour && self.board.four_count(them) == 0 {
+                    return Some(cell);
+                }
+                let patterns = self.board.patterns(cell, me);
+                let score: i32 = patterns.iter().map(|&p| ATTACK[p as usize]).sum();
+                moves.push((shape, score, cell));
+            }
+        }
+        moves.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        for (_, _, cell) in moves {
+            if self.vcf_move(cell, depth, failed) {
+                return Some(cell);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+        }
+        failed.insert(hash, depth);
+        None
+    }
+
+    /// Plays the attacker's four at `cell`, the defender's block, and goes on.
+    fn vcf_move(
+        &mut self,
+        cell: Cell,
+        depth: u32,
+        failed: &mut rustc_hash::FxHashMap<u64, u32>,
+    ) -> bool {
+        let me = self.me();
+        let them = opponent(me);
+        self.board.place(cell, me);
+        let result = if self.board.five_count(them) > 0 {
+            false // the defender makes five first
+        } else {
+            let fives = self.board.five_cells(me);
+            match fives[..] {
+                [] => false,
+                [block] if self.allowed(block, them) => {
+                    self.board.place(block, them);
+                    let won = self.vcf(depth - 1, failed).is_some();
+                    self.board.undo();
+                    won
+                }
+                _ => true,
+            }
+        };
+        self.board.undo();
+        result
+    }
+
+    /// Whether the side to move wins by threats (fours and open threes) within `depth` of its
+    /// own moves, against every defence; the first move when it does.
+    fn vct(&mut self, depth: u32, failed: &mut rustc_hash::FxHashMap<u64, u32>) -> Option<Cell> {
+        if self.tick() {
+            return None;
+        }
+        let me = self.me();
+        let them = opponent(me);
+        if self.board.five_count(me) > 0 {
+            return self.board.five_cells(me).first().copied();
+        }
+        match self.forced_block(me, 0) {
+            Err(_) => return None,
+            Ok(Some(cell)) => {
+                self.board.place(cell, me);
+                let won = self.vct_defend(depth, failed);
+                self.board.undo();
+                return won.then_some(cell);
+            }
+            Ok(None) => {}
+        }
+        if depth == 0 {
+            return None;
+        }
+        let hash = self.board.hash() ^ 0x5555;
+        if failed.get(&hash).is_some_and(|&d| d >= depth) {
+            return None;
+        }
+        let scan = self.scan(me);
+        if let Some(cell) = scan.open_four
+            && self.board.four_count(them) == 0
+        {
+            return Some(cell);
+        }
+        let mut moves: Vec<&Candidate> = scan
+            .candidates
+            .iter()
+            .filter(|c| c.mine >= Shape::Three)
+            .collect();
+        moves.sort_by(|a, b| b.mine.cmp(&a.mine).then(b.score.cmp(&a.score)));
+        moves.truncate(16);
+        let moves: Vec<Cell> = moves.iter().map(|c| c.cell).collect();
+        for cell in moves {
+            self.board.place(cell, me);
+            let won = self.vct_defend(depth - 1, failed);
+            self.board.undo();
+            if won {
+                return Some(cell);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+        }
+        failed.insert(hash, depth);
+        None
+    }
+
+    /// The defender to move: true when the attacker wins against every defence.
+    fn vct_defend(&mut self, depth: u32, failed: &mut rustc_hash::FxHashMap<u64, u32>) -> bool {
+        if self.tick() {
+            return false;
+        }
+        let me = self.me(); // the defender
+        let attacker = opponent(me);
+        if self.board.five_count(me) > 0 {
+            return false;
+        }
+        match self.forced_block(me, 0) {
+            Err(_) => return true,
+            Ok(Some(cell)) => {
+                self.board.place(cell, me);
+                let won = self.vct(depth, failed).is_some();
+                self.board.undo();
+                return won;
+            }
+            Ok(None) => {}
+        }
+        let scan = self.scan(me);
+        if !scan.threatened {
+            return false; // the attacker's last move threatened nothing
+        }
+        let defences: Vec<Cell> = scan
+            .candidates
+            .iter()
+            .filter(|c| c.theirs >= Shape::Four || c.mine >= Shape::Four)
+            .map(|c| c.cell)
+            .collect();
+        let _ = attacker;
+        for cell in defences {
+            self.board.place(cell, me);
+            let won = self.vct(depth, failed).is_some();
+            self.board.undo();
+            if !won || self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Options of a move choice.
+#[derive(Clone, Debug)]
+pub struct Think {
+    /// When to stop.
+    pub limits: Limits,
+    /// Threads (lazy SMP); 1 searches on the calling thread.
+    pub threads: usize,
+    /// Share of the time given to the VCF and VCT proofs before the tree search (0..1).
+    pub proof_share: f64,
+}
+
+impl Default for Think {
+    fn default() -> Think {
+        Think {
+            limits: Limits::default(),
+            threads: 1,
+            proof_share: 0.2,
+        }
+    }
+}
+
+/// Chooses a move for the side to move on `board`; None on a full board or when no cell near
+/// a stone is allowed and the board is not empty.
+pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
+    let started = Instant::now();
+    let me = board.side_to_move();
+    let them = opponent(me);
+    if board.is_full() {
+        return None;
+    }
+    let outcome = |best, score, reason, nodes| Outcome {
+        best,
+        score,
+        depth: 0,
+        nodes,
+        reason,
+    };
+    if board.stones() == 0 {
+        let centre = board.cell(board.width() / 2, board.height() / 2);
+        return Some(outcome(centre, 0, Reason::Opening, 0));
+    }
+    if let Some(&cell) = board.five_cells(me).first() {
+        return Some(outcome(cell, WIN, Reason::Five, 0));
+    }
+    let stop = AtomicBool::new(false);
+    let nodes = AtomicU64::new(0);
+    let mut probe = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
+    let block = probe.forced_block(me, 0);
+    match block {
+        Ok(Some(cell)) => return Some(outcome(cell, 0, Reason::Block, 0)),
+        Err(score) => {
+            // Lost: block one five point (or play any allowed cell).
+            let cell = board
+                .five_cells(them)
+                .into_iter()
+                .find(|&c| probe.allowed(c, me))
+                .or_else(|| any_allowed(&mut probe, me))?;
+            return Some(outcome(cell, score, Reason::Block, 0));
+        }
+        Ok(None) => {}
+    }
+    // Proofs first, each with a share of the time.
+    let proof_deadline = options.limits.deadline.map(|d| {
+        let total = d.saturating_duration_since(started);
+        started + total.mul_f64(options.proof_share.clamp(0.0, 1.0))
+    });
+    let proof_nodes = options
+        .limits
+        .nodes
+        .map(|n| (n as f64 * options.proof_share) as u64);
+    probe.limits = Limits {
+        deadline: proof_deadline,
+        nodes: proof_nodes,
+        depth: None,
+    };
+    let mut failed = rustc_hash::FxHashMap::default();
+    if let Some(cell) = probe.vcf(40, &mut failed) {
+        probe.flush();
+        return Some(outcome(
+            cell,
+            WIN_BOUND,
+            Reason::Vcf,
+            nodes.load(Ordering::Relaxed),
+        ));
+    }
+    if !stop.load(Ordering::Relaxed) {
+        let mut failed = rustc_hash::FxHashMap::default();
+        for depth in [2, 3, 4, 5, 6] {
+            if let Some(cell) = probe.vct(depth, &mut failed) {
+                probe.flush();
+                return Some(outcome(
+                    cell,
+                    WIN_BOUND,
+                    Reason::Vct,
+                    nodes.load(Ordering::Relaxed),
+                ));
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+    }
+    probe.flush();
+    stop.store(false, Ordering::Relaxed);
+    let root_scan = probe.scan(me);
+    let mut root_moves = probe.ordered_moves(&root_scan, me, 0, None);
+    if root_moves.is_empty() {
+        let cell = any_allowed(&mut probe, me)?;
+        return Some(outcome(
+            cell,
+            0,
+            Reason::Search,
+            nodes.load(Ordering::Relaxed),
+        ));
+    }
+    if root_moves.len() == 1 {
+        return Some(outcome(
+            root_moves[0],
+            0,
+            Reason::Search,
+            nodes.load(Ordering::Relaxed),
+        ));
+    }
+    let max_depth = options.limits.depth.unwrap_or(60).clamp(1, 60) as i32;
+    let best = std::sync::Mutex::new((root_moves[0], 0i32, 0u32));
+    let threads = options.threads.max(1);
+    std::thread::scope(|scope| {
+        for thread in 1..threads {
+            let mut helper = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
+            let mut moves = root_moves.clone();
+            scope.spawn(move || {
+                let mut depth = 1 + (thread as i32 % 2);
+                while depth <= max_depth && !helper.stop.load(Ordering::Relaxed) {
+                    helper.root(depth, &mut moves);
+                    depth += 1;
+                }
+                helper.flush();
+            });
+        }
+        let mut main = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
+        for depth in 1..=max_depth {
+            let result = main.root(depth, &mut root_moves);
+            if let Some((cell, score)) = result {
+                let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
+                // A stopped iteration's best is kept only when it searched the previous best
+                // first (the move list is ordered by the last iteration).
+                *best = (
+                    cell,
+                    score,
+                    if stop.load(Ordering::Relaxed) {
+                        best.2
+                    } else {
+                        depth as u32
+                    },
+                );
+                if score.abs() > WIN_BOUND {
+                    break;
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        main.flush();
+    });
+    let (cell, score, depth) = *best.lock().unwrap_or_else(|e| e.into_inner());
+    Some(Outcome {
+        best: cell,
+        score,
+        depth,
+        nodes: nodes.load(Ordering::Relaxed),
+        reason: Reason::Search,
+    })
+}
+
+/// Any empty cell `me` may play, nearest the centre first.
+fn any_allowed(searcher: &mut Searcher<'_>, me: u8) -> Option<Cell> {
+    let board = searcher.board.clone();
+    let (cx, cy) = (board.width() as i64 / 2, board.height() as i64 / 2);
+    let mut cells: Vec<Cell> = board
+        .board_cells()
+        .iter()
+        .copied()
+        .filter(|&c| board.at(c) == EMPTY)
+        .collect();
+    cells.sort_by_key(|&c| {
+        let (x, y) = board.xy(c);
+        (x as i64 - cx).abs().max((y as i64 - cy).abs())
+    });
+    cells.into_iter().find(|&c| searcher.allowed(c, me))
+}
+
+/// Proves or refutes a VCF for the side to move within `depth` fours and `nodes` nodes: its
+/// first move when one is found.
+pub fn find_vcf(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
+    let table = Table::new(1);
+    let stop = AtomicBool::new(false);
+    let counter = AtomicU64::new(0);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
+    let found = searcher.vcf(depth, &mut rustc_hash::FxHashMap::default());
+    searcher.flush();
+    (found, counter.load(Ordering::Relaxed))
+}
+
+/// Proves or refutes a VCT (wins by fours and open threes against every defence) for the side
+/// to move within `depth` threats and `nodes` nodes.
+pub fn find_vct(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
+    let table = Table::new(1);
+    let stop = AtomicBool::new(false);
+    let counter = AtomicU64::new(0);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
+    let mut found = None;
+    let mut failed = rustc_hash::FxHashMap::default();
+    for d in 1..=depth {
+        found = searcher.vct(d, &mut failed);
+        if found.is_some() || stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    searcher.flush();
+    (found, counter.load(Ordering::Relaxed))
+}
