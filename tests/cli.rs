@@ -1245,3 +1245,86 @@ fn gomoku_vcf_finds_checks_and_batches() {
     assert_eq!(lines[3]["errors"], 1);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// `gomoku match` of two brains of this binary; its JSON summary.
+fn gomoku_match(engines: [&str; 2], extra: &[&str]) -> serde_json::Value {
+    let binary = env!("CARGO_BIN_EXE_warpsearch");
+    let first = format!("{binary} gomoku brain {}", engines[0]);
+    let second = format!("{binary} gomoku brain {}", engines[1]);
+    let mut args = vec![
+        "gomoku", "match", "--engine", &first, "--engine", &second, "--json",
+    ];
+    args.extend_from_slice(extra);
+    let output = warpsearch(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    json(&output)
+}
+
+#[test]
+fn the_brain_beats_a_random_mover_and_finishes_games_against_itself() {
+    // Fixed nodes: the same games on every machine (the clock is only a forfeit limit).
+    let against_random = gomoku_match(
+        ["--nodes 20000 --quiet", "--random 7"],
+        &["--games", "4", "--turn-ms", "5000"],
+    );
+    assert_eq!(against_random["score"]["wins"], 4, "{against_random}");
+    assert_eq!(against_random["forfeits"], serde_json::json!([]));
+    for (rule, size) in [
+        ("freestyle", "15"),
+        ("renju", "15"),
+        ("freestyle", "20"),
+        ("standard", "9"),
+    ] {
+        let itself = gomoku_match(
+            ["--nodes 5000 --quiet", "--nodes 8000 --quiet"],
+            &[
+                "--games",
+                "2",
+                "--turn-ms",
+                "5000",
+                "--rule",
+                rule,
+                "--size",
+                size,
+            ],
+        );
+        assert_eq!(itself["score"]["games"], 2, "{itself}");
+        assert_eq!(
+            itself["forfeits"],
+            serde_json::json!([]),
+            "{rule} {size}: {itself}"
+        );
+    }
+}
+
+#[test]
+fn the_brain_speaks_the_protocol_at_any_size_and_refuses_caro() {
+    let cache = test_cache_dir();
+    let output = warpsearch_with_input(
+        "START 20\nINFO rule 4\nINFO timeout_turn 300\nBEGIN\nTURN 10,11\nINFO rule 8\nEND\n",
+        &["gomoku", "brain", "--quiet"],
+        &cache,
+    );
+    let lines: Vec<String> = stdout(&output).lines().map(str::to_string).collect();
+    assert_eq!(lines[0], "OK");
+    assert_eq!(lines[1], "10,10");
+    assert!(lines[2].contains(','), "{lines:?}");
+    assert!(
+        lines[3].starts_with("ERROR") && lines[3].contains("caro"),
+        "{lines:?}"
+    );
+    let output = warpsearch_with_input(
+        "..........\n..........\n...xxx....\n...o......\n....o.....\n..........\n..........\n..........\n..........\n..........\n",
+        &["gomoku", "vct", "-", "--json"],
+        &cache,
+    );
+    let value = json(&output);
+    assert_eq!(value["side"], "white");
+    let output = warpsearch_with_input("xx\n", &["gomoku", "vct", "-"], &cache);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("not supported"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -4,6 +4,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kernels::rng::SplitMix64;
 use std::hint::black_box;
 use std::time::Duration;
+use warpsearch::gomoku::engine;
 use warpsearch::gomoku::reference::{self, ArrayBoard};
 use warpsearch::gomoku::table::Table;
 use warpsearch::gomoku::{Board, Color, Rule, SIZE};
@@ -78,6 +79,64 @@ fn benches(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+
+    // The engine's window tables (any board size): the same boards on 15×15 and 20×20.
+    let engine_boards = |size: usize| -> Vec<engine::Board> {
+        let mut rng = SplitMix64::new(7, 7);
+        (0..16)
+            .map(|_| {
+                let mut board = engine::Board::new(size, size, engine::GameRule::Freestyle)
+                    .expect("a supported size");
+                while board.stones() < 40 {
+                    let (x, y) = (
+                        size / 2 - 4 + rng.below(9) as usize,
+                        size / 2 - 4 + rng.below(9) as usize,
+                    );
+                    let cell = board.cell(x, y);
+                    if board.at(cell) == engine::EMPTY {
+                        let color = board.side_to_move();
+                        board.place(cell, color);
+                    }
+                }
+                board
+            })
+            .collect()
+    };
+    for size in [15, 20] {
+        let boards = engine_boards(size);
+        c.bench_function(&format!("engine {size}x{size}: place+undo"), |b| {
+            let mut board = boards[0].clone();
+            let cell = board.cell(0, size - 1);
+            b.iter(|| {
+                board.place(black_box(cell), engine::BLACK);
+                board.undo();
+            })
+        });
+        c.bench_function(
+            &format!("engine {size}x{size}: window lookups, every empty cell, 4 lines, both colors (16 boards)"),
+            |b| {
+                let table = engine::pattern::Tables::get(engine::GameRule::Freestyle);
+                let mut i = 0;
+                b.iter(|| {
+                    i = (i + 1) % boards.len();
+                    let board = &boards[i];
+                    let mut fours = 0u32;
+                    for &cell in board.board_cells() {
+                        if board.at(cell) != engine::EMPTY {
+                            continue;
+                        }
+                        for d in 0..4 {
+                            let key = board.key(cell, d);
+                            for pattern in table.patterns(key) {
+                                fours += u32::from(pattern.is_four());
+                            }
+                        }
+                    }
+                    black_box(fours)
+                })
+            },
+        );
+    }
 
     c.bench_function("brute force, both colors", |b| {
         let mut i = 0;

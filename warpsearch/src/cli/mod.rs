@@ -290,6 +290,9 @@ struct BrainArgs {
     /// No MESSAGE line (depth, score, nodes) before each move.
     #[arg(long)]
     quiet: bool,
+    /// Play random cells next to stones, drawn from SEED (a sparring partner for tests).
+    #[arg(long, value_name = "SEED")]
+    random: Option<u64>,
 }
 
 #[derive(Args)]

@@ -11,6 +11,7 @@ pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i3
                 threads: brain.threads,
                 turn_cap_ms: brain.max_ms,
                 messages: !brain.quiet,
+                random: brain.random,
             };
             gomoku::engine::protocol::run(
                 settings,

@@ -47,6 +47,13 @@ pub enum Shape {
 
 /// Per-pattern values of the evaluation, summed over every (empty cell, direction).
 const VALUE: [i32; 11] = [0, 0, 1, 3, 5, 14, 14, 40, 36, 120, 240];
+/// Per-pattern move-ordering scores of a cell: for the side that plays there (attack) and
+/// for the side whose line it blocks (defence), summed over the cell's four lines.
+const ATTACK: [i32; 11] = [0, 0, 2, 4, 8, 20, 24, 70, 80, 600, 10_000];
+const DEFENCE: [i32; 11] = [0, 0, 1, 2, 5, 14, 16, 50, 60, 400, 5_000];
+
+/// Per-shape values added for every empty cell: a cell where one move makes two threats.
+const SHAPE_VALUE: [i32; 8] = [0, 0, 20, 120, 0, 240, 300, 0];
 
 /// Zobrist keys: one per (color, cell), from a fixed seed.
 fn zobrist() -> &'static [[u64; CELLS]; 2] {
@@ -87,6 +94,10 @@ pub struct Board {
     keys: [[u32; 4]; CELLS],
     /// Patterns of each (cell, color, direction); valid for empty cells.
     patterns: [[[Pattern; 4]; 2]; CELLS],
+    /// The shape of each (cell, color), from its patterns; valid for empty cells.
+    shapes: [[Shape; 2]; CELLS],
+    /// [`ATTACK`] and [`DEFENCE`] summed over each (cell, color)'s four patterns.
+    orders: [[[i32; 2]; 2]; CELLS],
     /// Stones within two cells (Chebyshev distance), for move generation.
     near: [u8; CELLS],
     /// Sum of [`VALUE`] over every empty cell and direction, per color.
@@ -95,6 +106,8 @@ pub struct Board {
     fives: [u16; 2],
     /// Pairs where each color would make a four or an open four.
     fours: [u16; 2],
+    /// Pairs where each color would make an open four.
+    open_fours: [u16; 2],
     hash: u64,
     /// The color whose turn it is.
     to_move: u8,
@@ -141,10 +154,13 @@ impl Board {
             cells: [WALL; CELLS],
             keys: [[0; 4]; CELLS],
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
+            shapes: [[Shape::None; 2]; CELLS],
+            orders: [[[0; 2]; 2]; CELLS],
             near: [0; CELLS],
             value: [0; 2],
             fives: [0; 2],
             fours: [0; 2],
+            open_fours: [0; 2],
             hash: 0,
             to_move: BLACK,
             blocked: 0,
@@ -269,6 +285,24 @@ impl Board {
         self.patterns[cell][usize::from(color - 1)][d]
     }
 
+    /// The move-ordering score of `color` playing `cell` for its own lines.
+    #[inline]
+    pub fn attack(&self, cell: Cell, color: u8) -> i32 {
+        self.orders[cell][usize::from(color - 1)][0]
+    }
+
+    /// The move-ordering score of playing `cell` against `color`'s lines there.
+    #[inline]
+    pub fn defence(&self, cell: Cell, color: u8) -> i32 {
+        self.orders[cell][usize::from(color - 1)][1]
+    }
+
+    /// The window key of (`cell`, direction `d`): two bits for each of the ten cells around it.
+    #[inline]
+    pub fn key(&self, cell: Cell, d: usize) -> u32 {
+        self.keys[cell][d]
+    }
+
     /// The four patterns of `color` at `cell`.
     #[inline]
     pub fn patterns(&self, cell: Cell, color: u8) -> [Pattern; 4] {
@@ -293,6 +327,12 @@ impl Board {
         self.fours[usize::from(color - 1)]
     }
 
+    /// (empty cell, direction) pairs where `color` would make an open four.
+    #[inline]
+    pub fn open_four_count(&self, color: u8) -> u16 {
+        self.open_fours[usize::from(color - 1)]
+    }
+
     /// The static evaluation for `color`: its patterns' values less the opponent's.
     #[inline]
     pub fn evaluate(&self, color: u8) -> i32 {
@@ -303,18 +343,25 @@ impl Board {
     }
 
     /// The strongest shape of `color` at empty `cell`.
+    #[inline]
     pub fn shape(&self, cell: Cell, color: u8) -> Shape {
-        shape_of(self.patterns(cell, color))
+        self.shapes[cell][usize::from(color - 1)]
     }
 
     /// Adds the patterns of empty `cell` to the sums.
     fn add_cell(&mut self, cell: Cell) {
-        for side in 0..2 {
-            for d in 0..4 {
-                let pattern = self.tables.sides[side].get(self.keys[cell][d]);
+        for d in 0..4 {
+            let both = self.tables.patterns(self.keys[cell][d]);
+            for (side, &pattern) in both.iter().enumerate() {
                 self.patterns[cell][side][d] = pattern;
                 self.count(side, pattern, 1);
             }
+        }
+        for side in 0..2 {
+            let shape = shape_of(self.patterns[cell][side]);
+            self.shapes[cell][side] = shape;
+            self.value[side] += SHAPE_VALUE[shape as usize];
+            self.orders[cell][side] = order_of(self.patterns[cell][side]);
         }
     }
 
@@ -325,6 +372,7 @@ impl Board {
                 let pattern = self.patterns[cell][side][d];
                 self.count(side, pattern, -1);
             }
+            self.value[side] -= SHAPE_VALUE[self.shapes[cell][side] as usize];
         }
     }
 
@@ -333,8 +381,10 @@ impl Board {
         self.value[side] += sign * VALUE[pattern as usize];
         match pattern {
             Pattern::F5 => self.fives[side] = self.fives[side].wrapping_add_signed(sign as i16),
-            Pattern::B4 | Pattern::F4 => {
-                self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16)
+            Pattern::B4 => self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16),
+            Pattern::F4 => {
+                self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16);
+                self.open_fours[side] = self.open_fours[side].wrapping_add_signed(sign as i16);
             }
             _ => {}
         }
@@ -353,13 +403,31 @@ impl Board {
                     // `cell` lies at -offset seen from `other`.
                     self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
                     if self.cells[other] == EMPTY {
-                        for side in 0..2 {
+                        let both = self.tables.patterns(self.keys[other][d]);
+                        for (side, &new) in both.iter().enumerate() {
                             let old = self.patterns[other][side][d];
-                            let new = self.tables.sides[side].get(self.keys[other][d]);
                             if old != new {
                                 self.count(side, old, -1);
                                 self.count(side, new, 1);
-                                self.patterns[other][side][d] = new;
+                                // Updated in a local copy: reading the four patterns back
+                                // right after a one-byte store stalls store forwarding.
+                                let packed =
+                                    u32::from_le_bytes(self.patterns[other][side].map(|p| p as u8));
+                                let shift = 8 * d as u32;
+                                let packed = (packed & !(0xFF << shift)) | ((new as u32) << shift);
+                                let patterns = packed.to_le_bytes().map(Pattern::from_u8);
+                                self.patterns[other][side] = patterns;
+                                self.orders[other][side][0] +=
+                                    ATTACK[new as usize] - ATTACK[old as usize];
+                                self.orders[other][side][1] +=
+                                    DEFENCE[new as usize] - DEFENCE[old as usize];
+                                let shape = shape_of(patterns);
+                                let before = self.shapes[other][side];
+                                if shape != before {
+                                    self.value[side] +=
+                                        SHAPE_VALUE[shape as usize] - SHAPE_VALUE[before as usize];
+                                    self.shapes[other][side] = shape;
+                                }
                             }
                         }
                     }
@@ -515,6 +583,13 @@ impl Board {
             .filter(|&c| self.cells[c] == EMPTY && self.patterns(c, color).contains(&Pattern::F5))
             .collect()
     }
+}
+
+/// The attack and defence scores of four line patterns.
+fn order_of(patterns: [Pattern; 4]) -> [i32; 2] {
+    patterns.iter().fold([0, 0], |[a, d], &p| {
+        [a + ATTACK[p as usize], d + DEFENCE[p as usize]]
+    })
 }
 
 /// The strongest shape of four line patterns.

@@ -34,6 +34,9 @@ pub struct Settings {
     pub turn_cap_ms: Option<u64>,
     /// Answer each move after a `MESSAGE` line with the search's depth, score and nodes.
     pub messages: bool,
+    /// Play uniformly random allowed cells next to stones instead of searching (a sparring
+    /// partner for tests), from this seed.
+    pub random: Option<u64>,
 }
 
 /// The block being read after BOARD or SWAP2BOARD.
@@ -437,6 +440,14 @@ impl Brain {
             return "ERROR the game is already over: the board holds a five".into();
         }
         board.set_to_move(me);
+        if let Some(seed) = settings.random {
+            let Some(cell) = random_move(board, seed) else {
+                return "ERROR the board is full".into();
+            };
+            let (x, y) = board.xy(cell);
+            board.place(cell, me);
+            return format!("{x},{y}");
+        }
         let limits = match settings.nodes {
             Some(nodes) => Limits {
                 nodes: Some(nodes),
@@ -472,6 +483,35 @@ impl Brain {
             None => "ERROR the board is full".into(),
         }
     }
+}
+
+/// A random allowed cell next to a stone (any empty allowed cell on an empty board), drawn
+/// from `seed` and the position.
+fn random_move(board: &mut Board, seed: u64) -> Option<Cell> {
+    let me = board.side_to_move();
+    let mut cells: Vec<Cell> = board
+        .board_cells()
+        .iter()
+        .copied()
+        .filter(|&c| board.at(c) == EMPTY && (board.stones() == 0 || board.is_near(c)))
+        .collect();
+    if cells.is_empty() {
+        cells = board
+            .board_cells()
+            .iter()
+            .copied()
+            .filter(|&c| board.at(c) == EMPTY)
+            .collect();
+    }
+    let mut random = kernels::rng::SplitMix64::new(seed, board.hash());
+    while !cells.is_empty() {
+        let index = (random.next_u64() % cells.len() as u64) as usize;
+        let cell = cells.swap_remove(index);
+        if me != BLACK || !board.is_forbidden(cell) {
+            return Some(cell);
+        }
+    }
+    None
 }
 
 /// At most 60 characters of `text`, control characters replaced by '?', for echoing.

@@ -8,7 +8,7 @@
 //! Other nodes try every cell within two of a stone, best pattern score first. At depth zero a
 //! quiescence search plays fours only (a bounded VCF) before it trusts the evaluation.
 
-use super::board::{Board, CELLS, Cell, Shape, opponent, shape_of};
+use super::board::{Board, CELLS, Cell, Shape, opponent};
 use super::pattern::{BLACK, EMPTY, GameRule, Pattern};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -19,13 +19,21 @@ pub const WIN: i32 = 30_000;
 pub const WIN_BOUND: i32 = WIN - 1_000;
 /// The deepest ply a search reaches.
 const MAX_PLY: usize = 128;
-/// Fours a quiescence search plays in a row at most.
-const QUIESCENCE_FOURS: u32 = 10;
+/// Candidate moves a node below the root tries at most (the best by pattern score).
+const MOVES_PER_NODE: usize = 14;
+/// Quiet moves tried at depths 1 to 4 (the rest are pruned).
+const LATE_MOVES: [usize; 5] = [0, 5, 8, 12, 16];
 
-/// Per-pattern ordering scores of a cell for the side to move (attack) and for blocking the
-/// opponent (defence).
-const ATTACK: [i32; 11] = [0, 0, 2, 4, 8, 20, 24, 70, 80, 600, 10_000];
-const DEFENCE: [i32; 11] = [0, 0, 1, 2, 5, 14, 16, 50, 60, 400, 5_000];
+/// Plies a late quiet move's first search is reduced by: grows with the depth left and the
+/// move's place in the order.
+fn reduction(depth: i32, index: usize) -> i32 {
+    (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / 2.0) as i32
+}
+
+/// Fours a quiescence search plays in a row at most.
+const QUIESCENCE_FOURS: u32 = 8;
+/// Fours a quiescence node tries at most (the strongest shapes first).
+const QUIESCENCE_WIDTH: usize = 3;
 
 /// When a search stops.
 #[derive(Clone, Copy, Debug, Default)]
@@ -201,6 +209,8 @@ struct Searcher<'a> {
     flushed: u64,
     killers: [[Cell; 2]; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
+    /// The depth of the iteration under way (threat extensions stop two plies below it).
+    root_depth: usize,
 }
 
 impl<'a> Searcher<'a> {
@@ -221,6 +231,7 @@ impl<'a> Searcher<'a> {
             flushed: 0,
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
+            root_depth: 0,
         }
     }
 
@@ -273,22 +284,19 @@ impl<'a> Searcher<'a> {
             if self.board.at(cell) != EMPTY || !self.board.is_near(cell) {
                 continue;
             }
-            let mine = self.board.patterns(cell, me);
-            let theirs = self.board.patterns(cell, them);
-            let (my_shape, their_shape) = (shape_of(mine), shape_of(theirs));
+            let (my_shape, their_shape) =
+                (self.board.shape(cell, me), self.board.shape(cell, them));
             if their_shape >= Shape::OpenFour && self.allowed(cell, them) {
                 threatened = true;
             }
+
             if !self.allowed(cell, me) {
                 continue;
             }
             if my_shape >= Shape::OpenFour && open_four.is_none() {
                 open_four = Some(cell);
             }
-            let mut score = 0;
-            for d in 0..4 {
-                score += ATTACK[mine[d] as usize] + DEFENCE[theirs[d] as usize];
-            }
+            let mut score = self.board.attack(cell, me) + self.board.defence(cell, them);
             score += match my_shape {
                 Shape::FourThree => 3_000,
                 Shape::DoubleThree => 1_000,
@@ -376,6 +384,7 @@ impl<'a> Searcher<'a> {
             }
         }
         moves.sort_by(|a, b| b.1.cmp(&a.1));
+        moves.truncate(QUIESCENCE_WIDTH);
         for (cell, _) in moves {
             self.board.place(cell, me);
             let score = -self.quiesce(-beta, -alpha, ply + 1, fours - 1);
@@ -423,6 +432,9 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        if !scan.threatened && ply > 0 {
+            moves.truncate(MOVES_PER_NODE);
+        }
         moves.into_iter().map(|(_, cell)| cell).collect()
     }
 
@@ -447,8 +459,14 @@ impl<'a> Searcher<'a> {
             }
             Ok(None) => {}
         }
+        let mut depth = depth;
         if depth <= 0 {
-            return self.quiesce(alpha, beta, ply, QUIESCENCE_FOURS);
+            // An open three of the opponent's is answered before the evaluation is trusted.
+            if self.board.open_four_count(opponent(me)) > 0 && ply < self.root_depth + 2 {
+                depth = 1;
+            } else {
+                return self.quiesce(alpha, beta, ply, QUIESCENCE_FOURS);
+            }
         }
         // Mate-distance pruning.
         let best_possible = WIN - ply as i32 - 1;
@@ -485,16 +503,25 @@ impl<'a> Searcher<'a> {
         let original_alpha = alpha;
         let mut best = i32::MIN + 1;
         let mut best_move = moves[0];
+        let threes_before = self.board.open_four_count(me);
         for (index, &cell) in moves.iter().enumerate() {
             self.board.place(cell, me);
-            let forcing = self.board.five_count(me) > 0;
+            // A four or a new open three: the move forces a reply and is searched in full.
+            let forcing =
+                self.board.five_count(me) > 0 || self.board.open_four_count(me) > threes_before;
+            let quiet = !forcing && !scan.threatened;
+            // Late quiet moves near the leaves are not searched at all.
+            if quiet && depth <= 4 && index >= LATE_MOVES[depth as usize] {
+                self.board.undo();
+                continue;
+            }
             let mut score;
             if index == 0 {
                 score = -self.search(depth - 1, -beta, -alpha, ply + 1);
             } else {
                 // Late moves are searched shallower first.
-                let reduction = if depth >= 3 && index >= 4 && !forcing && !scan.threatened {
-                    1 + i32::from(index >= 12 && depth >= 5)
+                let reduction = if quiet && depth >= 2 && index >= 2 {
+                    (reduction(depth, index)).min(depth - 1)
                 } else {
                     0
                 };
@@ -548,6 +575,7 @@ impl<'a> Searcher<'a> {
     /// score, or None when stopped before the first move was searched.
     fn root(&mut self, depth: i32, moves: &mut Vec<Cell>) -> Option<(Cell, i32)> {
         let me = self.me();
+        self.root_depth = depth.max(0) as usize;
         let mut alpha = -WIN - 1;
         let beta = WIN + 1;
         let mut best: Option<(Cell, i32)> = None;
@@ -619,8 +647,7 @@ impl<'a> Searcher<'a> {
                 if shape >= Shape::OpenFour && self.board.four_count(them) == 0 {
                     return Some(cell);
                 }
-                let patterns = self.board.patterns(cell, me);
-                let score: i32 = patterns.iter().map(|&p| ATTACK[p as usize]).sum();
+                let score = self.board.attack(cell, me);
                 moves.push((shape, score, cell));
             }
         }
@@ -782,7 +809,7 @@ impl Default for Think {
         Think {
             limits: Limits::default(),
             threads: 1,
-            proof_share: 0.2,
+            proof_share: 0.1,
         }
     }
 }
@@ -889,6 +916,20 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
             nodes.load(Ordering::Relaxed),
         ));
     }
+    // Moves after which the opponent wins by VCF or VCT are dropped (unless all are).
+    let safe = refute(&mut probe, &root_moves, options, started);
+    if !safe.is_empty() {
+        root_moves = safe;
+    }
+    stop.store(false, Ordering::Relaxed);
+    if root_moves.len() == 1 {
+        return Some(outcome(
+            root_moves[0],
+            0,
+            Reason::Search,
+            nodes.load(Ordering::Relaxed),
+        ));
+    }
     let max_depth = options.limits.depth.unwrap_or(60).clamp(1, 60) as i32;
     let best = std::sync::Mutex::new((root_moves[0], 0i32, 0u32));
     let threads = options.threads.max(1);
@@ -940,6 +981,63 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
         nodes: nodes.load(Ordering::Relaxed),
         reason: Reason::Search,
     })
+}
+
+/// The root moves, best first, without those after which the opponent has a VCF or a VCT
+/// (found within a share of the time); empty when every move checked loses.
+fn refute(
+    probe: &mut Searcher<'_>,
+    moves: &[Cell],
+    options: &Think,
+    started: Instant,
+) -> Vec<Cell> {
+    const CHECKED: usize = 24;
+    let me = probe.me();
+    let phase_end = options.limits.deadline.map(|d| {
+        started
+            + d.saturating_duration_since(started)
+                .mul_f64(options.proof_share + 0.25)
+    });
+    let per_move_nodes = options
+        .limits
+        .nodes
+        .map(|n| (n as f64 * 0.25) as u64 / CHECKED as u64);
+    let mut kept = Vec::with_capacity(moves.len());
+    for (index, &cell) in moves.iter().enumerate() {
+        if index >= CHECKED
+            || probe.stop.load(Ordering::Relaxed) && phase_end.is_some_and(|e| Instant::now() >= e)
+        {
+            kept.push(cell);
+            continue;
+        }
+        let left = CHECKED.min(moves.len()) - index;
+        probe.stop.store(false, Ordering::Relaxed);
+        probe.flush();
+        let counted = probe.shared_nodes.load(Ordering::Relaxed);
+        probe.limits = Limits {
+            deadline: phase_end.map(|e| {
+                let now = Instant::now();
+                now + e.saturating_duration_since(now) / left as u32
+            }),
+            nodes: per_move_nodes.map(|n| counted + n),
+            depth: None,
+        };
+        probe.board.place(cell, me);
+        let mut failed = rustc_hash::FxHashMap::default();
+        let mut lost = probe.vcf(30, &mut failed).is_some();
+        let mut depth = 2;
+        while !lost && depth <= 5 && !probe.stop.load(Ordering::Relaxed) {
+            lost = probe.vct(depth, &mut failed).is_some();
+            depth += 1;
+        }
+        probe.board.undo();
+        if !lost {
+            kept.push(cell);
+        }
+    }
+    probe.flush();
+    probe.limits = options.limits;
+    kept
 }
 
 /// Any empty cell `me` may play, nearest the centre first.
