@@ -64,6 +64,11 @@
 #   sample           a counted, verified sample of a count too long to run whole: the estimate of
 #                    WHAT="nqueens 24", shard SHARD="1/100" of it on DEVICES (its result in CK=DIR),
 #                    then every chunk of the shard recounted on VERIFY_DEVICES (default: the last GPU)
+#   gomoku           Gomoku strength with `gomoku match`, our brain (1 thread, 1 s a move) against
+#                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
+#                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
+#                    with SMP_THREADS threads, SMP_GAMES games); GAMES games a part, CONC at once; every
+#                    game to $LOG_DIR/games-PART.jsonl
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
 # mismatch). The log goes to $LOG_DIR/bench-SUITE.log (LOG_DIR: default the current folder).
@@ -184,6 +189,30 @@ ab)
                 run "$(basename "$b") ${WHAT:-no3line} $n" "${LIMIT:-200}" "$b" ${WHAT:-no3line} "$n" --backend gpu || exit 1
             done
         done
+    done
+    ;;
+gomoku)
+    ours="$B gomoku brain --quiet"
+    play() {
+        local part=$1; shift
+        echo "== $part: $*"; date -u
+        $B gomoku match "$@" --out "$LOG_DIR/games-$part.jsonl" --json
+    }
+    for part in ${PARTS:-old odds equal 20 renju}; do
+        case $part in
+        old) play old --engine "$ours" --engine "${OLD:?OLD: an earlier binary} gomoku brain" \
+                 --games "${GAMES:-104}" --turn-ms 1000 --concurrency "${CONC:-48}" ;;
+        odds) play odds --engine "$ours" --engine "${OPPONENT:?}" --games "${GAMES:-104}" \
+                 --turn-ms 1000,100 --concurrency "${CONC:-48}" ;;
+        equal) play equal --engine "$ours" --engine "$OPPONENT" --games "${GAMES:-104}" \
+                 --turn-ms 1000 --concurrency "${CONC:-48}" ;;
+        20) play 20x20 --engine "$ours" --engine "$OPPONENT" --games "${GAMES:-52}" --size 20 \
+                 --turn-ms 1000 --concurrency "${CONC:-48}" ;;
+        renju) play renju --engine "$ours" --engine "$OPPONENT" --games "${GAMES:-52}" --rule renju \
+                 --turn-ms 1000 --concurrency "${CONC:-48}" ;;
+        smp) play smp --engine "$ours" --engine "$OPPONENT" --games "${SMP_GAMES:-8}" \
+                 --threads "${SMP_THREADS:-8}" --turn-ms 1000 --concurrency "${SMP_CONC:-4}" ;;
+        esac
     done
     ;;
 tune)

@@ -5,7 +5,7 @@
 //! that goes through a cell, though, lies within four cells of it, and whether a five is exact
 //! is decided one cell further out. So the engine keys each (cell, direction) by the ten cells
 //! around it, two bits each (empty, black, white, wall): a 20-bit key whatever the board's
-//! size. [`PatternTable`] maps a key to the [`Pattern`] a stone of each color would make there.
+//! size. [`Tables`] maps a key to the [`Pattern`] a stone of each color would make there.
 //!
 //! The patterns are defined by what one more stone can do, recursively ([`classify`]):
 //! a five through the cell; else a four (one cell completes a five through the cell) or an
@@ -217,30 +217,6 @@ fn classify(window: &[Seen; WINDOW], view: Perspective, memo: &mut [u8]) -> Patt
     value(&mut placed, view, memo)
 }
 
-/// The patterns of one side for every key, by [`Perspective`].
-#[derive(Clone)]
-pub struct PatternTable {
-    /// Indexed by the 20-bit key; a `Pattern as u8` each.
-    entries: Vec<u8>,
-}
-
-/// The window of a key: bits 2i..2i+2 hold the cell at offset i − 5 for i < 5 and at offset
-/// i − 4 for i ≥ 5, as [`key_shift`] places them.
-fn window_of_key(key: usize, own: u8) -> [Seen; WINDOW] {
-    let mut window = [Seen::Empty; WINDOW];
-    for (i, slot) in (0..WINDOW).filter(|&i| i != HALF).enumerate() {
-        let cell = ((key >> (2 * i)) & 3) as u8;
-        window[slot] = if cell == EMPTY {
-            Seen::Empty
-        } else if cell == own {
-            Seen::Own
-        } else {
-            Seen::Blocked
-        };
-    }
-    window
-}
-
 /// The bit position in a key of the cell at `offset` (−5..=5, not 0) from the centre.
 #[inline]
 pub const fn key_shift(offset: isize) -> u32 {
@@ -248,30 +224,6 @@ pub const fn key_shift(offset: isize) -> u32 {
         (2 * (offset + HALF as isize)) as u32
     } else {
         (2 * (offset + HALF as isize - 1)) as u32
-    }
-}
-
-impl PatternTable {
-    /// The table of the side whose stones are `own` (BLACK or WHITE) under `view`.
-    pub fn build(own: u8, view: Perspective) -> PatternTable {
-        let mut memo = vec![u8::MAX; 3usize.pow(2 * HALF as u32)];
-        let mut by_window = vec![u8::MAX; memo.len()];
-        let mut entries = vec![0u8; KEYS];
-        for (key, entry) in entries.iter_mut().enumerate() {
-            let window = window_of_key(key, own);
-            let index = index_of(&window);
-            if by_window[index] == u8::MAX {
-                by_window[index] = classify(&window, view, &mut memo) as u8;
-            }
-            *entry = by_window[index];
-        }
-        PatternTable { entries }
-    }
-
-    /// The pattern of `key`.
-    #[inline]
-    pub fn get(&self, key: u32) -> Pattern {
-        Pattern::from_u8(self.entries[key as usize & (KEYS - 1)])
     }
 }
 
@@ -354,19 +306,52 @@ impl Tables {
     }
 
     fn build(rule: GameRule) -> Tables {
-        let black = PatternTable::build(BLACK, rule.perspective(BLACK));
-        let white = PatternTable::build(WHITE, rule.perspective(WHITE));
         let wide = rule != GameRule::Freestyle;
         let size = if wide { KEYS } else { 1 << 16 };
+        // Each side's pattern of every window (3^10 of them, the centre left out).
+        let by_window = [BLACK, WHITE].map(|own| {
+            let view = rule.perspective(own);
+            let mut memo = vec![u8::MAX; 3usize.pow(2 * HALF as u32)];
+            let mut patterns = vec![0u8; memo.len()];
+            let mut window = [Seen::Empty; WINDOW];
+            for (index, pattern) in patterns.iter_mut().enumerate() {
+                let mut rest = index;
+                for slot in (0..WINDOW).filter(|&i| i != HALF).rev() {
+                    window[slot] = [Seen::Empty, Seen::Own, Seen::Blocked][rest % 3];
+                    rest /= 3;
+                }
+                *pattern = classify(&window, view, &mut memo) as u8;
+            }
+            patterns
+        });
+        // A window's base-3 index from its key, five cells (ten bits) at a time.
+        let half_index = |own: u8| -> Vec<usize> {
+            (0..1024usize)
+                .map(|bits| {
+                    (0..5).fold(0, |index, slot| {
+                        let cell = ((bits >> (2 * slot)) & 3) as u8;
+                        let digit = if cell == EMPTY {
+                            0
+                        } else if cell == own {
+                            1
+                        } else {
+                            2
+                        };
+                        index * 3 + digit
+                    })
+                })
+                .collect()
+        };
+        let halves = [half_index(BLACK), half_index(WHITE)];
         let entries = (0..size)
             .map(|index| {
                 // A narrow index is the key without its outermost cells (offsets ±5).
-                let key = if wide {
-                    index as u32
-                } else {
-                    (index as u32) << 2
-                };
-                black.get(key) as u8 | (white.get(key) as u8) << 4
+                let key = if wide { index } else { index << 2 };
+                let [black, white] = [0, 1].map(|side| {
+                    let window = halves[side][key & 1023] * 243 + halves[side][(key >> 10) & 1023];
+                    by_window[side][window]
+                });
+                black | white << 4
             })
             .collect();
         Tables { entries, wide }

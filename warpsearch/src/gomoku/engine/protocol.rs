@@ -116,8 +116,8 @@ impl Brain {
             ms = ms.min(cap as i64);
         }
         let ms = ms.max(1) as f64;
-        // The margin covers the answer and a stopping search: 5 ms and 4 %.
-        Duration::from_secs_f64(((ms * 0.96) - 5.0).max(ms * 0.5) / 1000.0)
+        // The margin covers the answer, a stopping search and a busy machine: 5 ms and 6 %.
+        Duration::from_secs_f64(((ms * 0.94) - 5.0).max(ms * 0.5) / 1000.0)
     }
 
     /// Handles one line; returns the lines to answer.
