@@ -255,6 +255,14 @@ impl Board {
         self.to_move = color;
     }
 
+    /// Passes the turn (a null move in the search; passing again undoes it). The hash marks
+    /// positions reached after a pass.
+    #[inline]
+    pub fn pass(&mut self) {
+        self.to_move = opponent(self.to_move);
+        self.hash ^= 0x2545_F491_4F6C_DD1D;
+    }
+
     /// Stones of `color` on the board.
     pub fn count_of(&self, color: u8) -> usize {
         self.moves

@@ -21,13 +21,17 @@ pub const WIN_BOUND: i32 = WIN - 1_000;
 const MAX_PLY: usize = 128;
 /// Candidate moves a node below the root tries at most (the best by pattern score).
 const MOVES_PER_NODE: usize = 14;
+/// Plies a null move's search is shallower.
+const NULL_REDUCTION: i32 = 3;
+/// Margins of futility pruning at depths 1 and 2.
+const FUTILITY: [i32; 3] = [0, 200, 500];
 /// Quiet moves tried at depths 1 to 4 (the rest are pruned).
 const LATE_MOVES: [usize; 5] = [0, 5, 8, 12, 16];
 
 /// Plies a late quiet move's first search is reduced by: grows with the depth left and the
 /// move's place in the order.
 fn reduction(depth: i32, index: usize) -> i32 {
-    (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / 2.0) as i32
+    (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / 1.5) as i32
 }
 
 /// Fours a quiescence search plays in a row at most.
@@ -211,6 +215,8 @@ struct Searcher<'a> {
     history: Box<[[i32; CELLS]; 2]>,
     /// The depth of the iteration under way (threat extensions stop two plies below it).
     root_depth: usize,
+    /// False below a null move (no two in a row).
+    null_allowed: bool,
 }
 
 impl<'a> Searcher<'a> {
@@ -232,6 +238,7 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             root_depth: 0,
+            null_allowed: true,
         }
     }
 
@@ -491,8 +498,33 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        let them = opponent(me);
+        let pv = beta - alpha > 1;
+        let static_eval = self.board.evaluate(me);
+        // Null move: when passing still leaves the side above beta, a real move will too. Not
+        // when the opponent has an open three (a pass would lose to its open four).
+        if !pv
+            && self.null_allowed
+            && depth >= 3
+            && beta.abs() < WIN_BOUND
+            && static_eval >= beta
+            && self.board.open_four_count(them) == 0
+            && self.board.four_count(me) == 0
+        {
+            self.board.pass();
+            self.null_allowed = false;
+            let score = -self.search(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1);
+            self.null_allowed = true;
+            self.board.pass();
+            if self.stop.load(Ordering::Relaxed) {
+                return 0;
+            }
+            if score >= beta {
+                return beta;
+            }
+        }
         let scan = self.scan(me);
-        if scan.open_four.is_some() && self.board.four_count(opponent(me)) == 0 {
+        if scan.open_four.is_some() && self.board.four_count(them) == 0 {
             return WIN - ply as i32 - 2;
         }
         let moves = self.ordered_moves(&scan, me, ply, hash_move);
@@ -510,8 +542,14 @@ impl<'a> Searcher<'a> {
             let forcing =
                 self.board.five_count(me) > 0 || self.board.open_four_count(me) > threes_before;
             let quiet = !forcing && !scan.threatened;
-            // Late quiet moves near the leaves are not searched at all.
-            if quiet && depth <= 4 && index >= LATE_MOVES[depth as usize] {
+            // Late quiet moves near the leaves are not searched at all, nor quiet moves that
+            // cannot lift a hopeless evaluation to alpha.
+            let futile = quiet
+                && index > 0
+                && depth <= 2
+                && alpha.abs() < WIN_BOUND
+                && static_eval + FUTILITY[depth as usize] <= alpha;
+            if futile || quiet && depth <= 4 && index >= LATE_MOVES[depth as usize] {
                 self.board.undo();
                 continue;
             }
