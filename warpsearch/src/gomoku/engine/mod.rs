@@ -18,7 +18,7 @@
 //! Layers: [`pattern`] (what a stone makes along one line, from an 11-cell window), [`board`]
 //! (those patterns kept up to date for every empty cell, the evaluation, renju's forbidden
 //! points), [`search`] (VCF, VCT and the principal-variation search), [`protocol`] (the
-//! Piskvork brain) and [`matches`] (a harness that plays any two brains).
+//! Piskvork brain) and [`matches`](mod@matches) (a harness that plays any two brains).
 
 pub mod board;
 pub mod matches;
@@ -202,7 +202,7 @@ mod tests {
                     let cell = empty[(random.next_u64() % empty.len() as u64) as usize];
                     let color = board.side_to_move();
                     board.place(cell, color);
-                    if random.next_u64() % 5 == 0 {
+                    if random.next_u64().is_multiple_of(5) {
                         board.undo();
                     }
                 }

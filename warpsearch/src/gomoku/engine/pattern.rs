@@ -7,7 +7,7 @@
 //! around it, two bits each (empty, black, white, wall): a 20-bit key whatever the board's
 //! size. [`Tables`] maps a key to the [`Pattern`] a stone of each color would make there.
 //!
-//! The patterns are defined by what one more stone can do, recursively ([`classify`]):
+//! The patterns are defined by what one more stone can do, recursively:
 //! a five through the cell; else a four (one cell completes a five through the cell) or an
 //! open four (two do); else the best that one more stone in the window makes, one step down
 //! (an open four makes the cell an open three, a four a closed three, and so on to ones).

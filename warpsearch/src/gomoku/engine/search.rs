@@ -390,7 +390,7 @@ impl<'a> Searcher<'a> {
                 moves.push((cell, shape));
             }
         }
-        moves.sort_by(|a, b| b.1.cmp(&a.1));
+        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
         moves.truncate(QUIESCENCE_WIDTH);
         for (cell, _) in moves {
             self.board.place(cell, me);
