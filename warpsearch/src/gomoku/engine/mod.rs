@@ -96,15 +96,7 @@ mod tests {
                         continue;
                     }
                     line[e] = color;
-                    let down = match reference_placed(line, centre, color, rule, memo) {
-                        Pattern::F4 => Pattern::F3,
-                        Pattern::B4 => Pattern::B3,
-                        Pattern::F3 => Pattern::F2,
-                        Pattern::B3 => Pattern::B2,
-                        Pattern::F2 => Pattern::F1,
-                        Pattern::B2 => Pattern::B1,
-                        _ => Pattern::Dead,
-                    };
+                    let down = reference_placed(line, centre, color, rule, memo).down();
                     best = best.max(down);
                     line[e] = EMPTY;
                 }
@@ -577,5 +569,184 @@ mod tests {
         let second = think(&board, &options, &table).unwrap();
         assert_eq!(first.best, second.best);
         assert_eq!(first.nodes, second.nodes);
+    }
+
+    /// A plain array board for the VCT reference: freestyle, no tables.
+    #[derive(Clone)]
+    struct Plain {
+        n: i64,
+        cells: Vec<u8>,
+    }
+
+    impl Plain {
+        fn at(&self, x: i64, y: i64) -> u8 {
+            if x < 0 || y < 0 || x >= self.n || y >= self.n {
+                pattern::WALL
+            } else {
+                self.cells[(y * self.n + x) as usize]
+            }
+        }
+        fn set(&mut self, x: i64, y: i64, v: u8) {
+            self.cells[(y * self.n + x) as usize] = v;
+        }
+        /// Whether a stone of `color` on empty (x, y) makes five or more in a row.
+        fn makes_five(&mut self, x: i64, y: i64, color: u8) -> bool {
+            [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| {
+                let mut run = 1;
+                for sign in [1, -1] {
+                    let (mut cx, mut cy) = (x + sign * dx, y + sign * dy);
+                    while self.at(cx, cy) == color {
+                        run += 1;
+                        cx += sign * dx;
+                        cy += sign * dy;
+                    }
+                }
+                run >= 5
+            })
+        }
+        fn empties(&self) -> Vec<(i64, i64)> {
+            (0..self.n * self.n)
+                .map(|i| (i % self.n, i / self.n))
+                .filter(|&(x, y)| self.at(x, y) == EMPTY)
+                .collect()
+        }
+        fn five_points(&mut self, color: u8) -> Vec<(i64, i64)> {
+            self.empties()
+                .into_iter()
+                .filter(|&(x, y)| self.makes_five(x, y, color))
+                .collect()
+        }
+        /// A cell where `color` would have two five points at once.
+        fn open_four_point(&mut self, color: u8) -> bool {
+            self.empties().into_iter().any(|(x, y)| {
+                self.set(x, y, color);
+                let two = self.five_points(color).len() >= 2;
+                self.set(x, y, EMPTY);
+                two
+            })
+        }
+        /// A cell where `color` would make a five point (a four).
+        fn can_make_four(&mut self, color: u8) -> bool {
+            self.empties().into_iter().any(|(x, y)| {
+                self.set(x, y, color);
+                let four = !self.five_points(color).is_empty();
+                self.set(x, y, EMPTY);
+                four
+            })
+        }
+    }
+
+    /// The attacker to move wins by threats within `depth` threat moves, trying every cell
+    /// for both sides (the same rules of the game as `find_vct`: a forced block is free, an
+    /// open four wins when the defender cannot make a four).
+    fn reference_attack(b: &mut Plain, att: u8, depth: u32) -> bool {
+        let def = opponent(att);
+        if !b.five_points(att).is_empty() {
+            return true;
+        }
+        match b.five_points(def)[..] {
+            [] => {}
+            [(x, y)] => {
+                b.set(x, y, att);
+                let won = reference_defend(b, att, depth);
+                b.set(x, y, EMPTY);
+                return won;
+            }
+            _ => return false,
+        }
+        if depth == 0 {
+            return false;
+        }
+        if b.open_four_point(att) && !b.can_make_four(def) {
+            return true;
+        }
+        for (x, y) in b.empties() {
+            b.set(x, y, att);
+            let threat = !b.five_points(att).is_empty() || b.open_four_point(att);
+            let won = threat && reference_defend(b, att, depth - 1);
+            b.set(x, y, EMPTY);
+            if won {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn reference_defend(b: &mut Plain, att: u8, depth: u32) -> bool {
+        let def = opponent(att);
+        if !b.five_points(def).is_empty() {
+            return false;
+        }
+        match b.five_points(att)[..] {
+            [] => {}
+            [(x, y)] => {
+                b.set(x, y, def);
+                let won = reference_attack(b, att, depth);
+                b.set(x, y, EMPTY);
+                return won;
+            }
+            _ => return true,
+        }
+        if !b.open_four_point(att) {
+            return false;
+        }
+        for (x, y) in b.empties() {
+            b.set(x, y, def);
+            let won = reference_attack(b, att, depth);
+            b.set(x, y, EMPTY);
+            if !won {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `find_vct` against the reference on random 8×8 positions without threats, one and two
+    /// threat moves deep: the engine's defences (the cells that stop a threat and the
+    /// defender's own fours) must be all the defences that matter.
+    #[test]
+    fn vct_agrees_with_a_reference_that_tries_every_cell() {
+        let mut random = kernels::rng::SplitMix64::new(46, 2);
+        let (mut positions, mut wins) = (0, 0);
+        let wanted = if cfg!(debug_assertions) { 2 } else { 12 };
+        while positions < wanted {
+            let n = 8usize;
+            let mut board = Board::new(n, n, GameRule::Freestyle).unwrap();
+            let mut plain = Plain {
+                n: n as i64,
+                cells: vec![EMPTY; n * n],
+            };
+            let stones = 8 + (random.next_u64() % 5) as usize;
+            while board.stones() < stones {
+                let (x, y) = (1 + random.next_u64() % 6, 1 + random.next_u64() % 6);
+                let cell = board.cell(x as usize, y as usize);
+                if board.at(cell) == EMPTY {
+                    let color = board.side_to_move();
+                    board.place(cell, color);
+                    plain.set(x as i64, y as i64, color);
+                }
+            }
+            let att = board.side_to_move();
+            let def = opponent(att);
+            let quiet = [att, def]
+                .iter()
+                .all(|&c| plain.five_points(c).is_empty() && !plain.open_four_point(c));
+            if !quiet {
+                continue;
+            }
+            positions += 1;
+            for depth in 1..=2 {
+                let (engine, _) = find_vct(&board, depth, 50_000_000);
+                let expected = reference_attack(&mut plain, att, depth);
+                assert_eq!(
+                    engine.is_some(),
+                    expected,
+                    "depth {depth}, attacker {att}:\n{board:?}"
+                );
+                wins += usize::from(expected);
+            }
+        }
+        // Some positions must be wins, or the comparison says little.
+        assert!(wins > 0 || cfg!(debug_assertions), "no position was a VCT");
     }
 }

@@ -63,7 +63,7 @@ pub enum Pattern {
 impl Pattern {
     /// The pattern one stone earlier: what a cell is whose stone lets a second stone make
     /// `self`.
-    fn down(self) -> Pattern {
+    pub(crate) fn down(self) -> Pattern {
         match self {
             Pattern::F4 => Pattern::F3,
             Pattern::B4 => Pattern::B3,

@@ -193,6 +193,16 @@ struct Candidate {
     theirs: Shape,
 }
 
+/// How a node starts.
+enum Start {
+    /// Its score is known.
+    Decided(i32),
+    /// The opponent's only five point must be blocked.
+    Forced(Cell),
+    /// A node to search.
+    Open,
+}
+
 /// What a node's scan of the empty cells near stones found.
 struct Scan {
     candidates: Vec<Candidate>,
@@ -346,26 +356,36 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, fours: u32) -> i32 {
+    /// What every node checks first: the stop, a five of the side to move, a full board or
+    /// the deepest ply, and the opponent's five points.
+    fn enter(&mut self, me: u8, ply: usize) -> Start {
         if self.tick() {
-            return 0;
+            return Start::Decided(0);
         }
-        let me = self.me();
         if self.board.five_count(me) > 0 {
-            return WIN - ply as i32;
+            return Start::Decided(WIN - ply as i32);
         }
-        if self.board.is_full() || ply + 1 >= MAX_PLY {
-            return 0;
+        if self.board.is_full() || ply + 2 >= MAX_PLY {
+            return Start::Decided(0);
         }
         match self.forced_block(me, ply) {
-            Err(score) => return score,
-            Ok(Some(cell)) => {
+            Err(score) => Start::Decided(score),
+            Ok(Some(cell)) => Start::Forced(cell),
+            Ok(None) => Start::Open,
+        }
+    }
+
+    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, fours: u32) -> i32 {
+        let me = self.me();
+        match self.enter(me, ply) {
+            Start::Decided(score) => return score,
+            Start::Forced(cell) => {
                 self.board.place(cell, me);
                 let score = -self.quiesce(-beta, -alpha, ply + 1, fours);
                 self.board.undo();
                 return score;
             }
-            Ok(None) => {}
+            Start::Open => {}
         }
         let stand = self.board.evaluate(me);
         if stand >= beta {
@@ -446,25 +466,17 @@ impl<'a> Searcher<'a> {
     }
 
     fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        if self.tick() {
-            return 0;
-        }
         let me = self.me();
-        if self.board.five_count(me) > 0 {
-            return WIN - ply as i32;
-        }
-        if self.board.is_full() || ply + 2 >= MAX_PLY {
-            return 0;
-        }
-        match self.forced_block(me, ply) {
-            Err(score) => return score,
-            Ok(Some(cell)) => {
+        match self.enter(me, ply) {
+            Start::Decided(score) => return score,
+            Start::Forced(cell) => {
+                // A forced block uses no depth.
                 self.board.place(cell, me);
                 let score = -self.search(depth, -beta, -alpha, ply + 1);
                 self.board.undo();
                 return score;
             }
-            Ok(None) => {}
+            Start::Open => {}
         }
         let mut depth = depth;
         if depth <= 0 {
