@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask run <args…>     release build, then run the warpsearch CLI with <args…>
 //! cargo xtask test            fmt check, clippy -D warnings, cargo doc -D warnings, PTX build, ptxas (sm_80, sm_90), cargo test (release, ignored tests included)
-//! cargo xtask ptx             write target/ptx/kernels.ptx and the ptxas -v reports
+//! cargo xtask ptx             write target/ptx/kernels.ptx, the ptxas -v reports, the cubins and their SASS (nvdisasm from PyPI)
 //! cargo xtask bench <what>    release build, then `warpsearch bench <what>` (e.g. nqueens --to 16)
 //! cargo xtask bench nqueens-baseline [N]   the plain C counter the CPU backend is measured against
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
@@ -34,6 +34,9 @@ mod learn;
 
 /// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+/// The nvdisasm wheel (SASS from cubins; its 13.x build reads sm_80 and sm_90 cubins, and there
+/// is no `-cu12` one).
+const NVDISASM_WHEEL: &str = "nvidia-cuda-nvdisasm==13.5.37";
 /// Architectures the PTX must assemble for.
 const PTXAS_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
@@ -607,8 +610,40 @@ fn ptx() -> Result<PathBuf> {
         }
         check_ptxas_report(arch, &report)?;
     }
-    eprintln!("xtask: PTX at {} (ptxas reports beside it)", ptx.display());
+    write_sass(&out_dir);
+    eprintln!(
+        "xtask: PTX at {} (ptxas reports and SASS beside it)",
+        ptx.display()
+    );
     Ok(ptx)
+}
+
+/// kernels.ARCH.sass beside each cubin, by nvdisasm; without it (no network, say) a warning.
+fn write_sass(out_dir: &Path) {
+    let nvdisasm = match ensure_nvdisasm() {
+        Ok(path) => path,
+        Err(why) => {
+            eprintln!("xtask: warning: no SASS written: {why}");
+            return;
+        }
+    };
+    for arch in PTXAS_ARCHS {
+        let cubin = out_dir.join(format!("kernels.{arch}.cubin"));
+        match Command::new(&nvdisasm).arg("-c").arg(&cubin).output() {
+            Ok(output) if output.status.success() => {
+                let sass = out_dir.join(format!("kernels.{arch}.sass"));
+                if let Err(e) = fs::write(&sass, &output.stdout) {
+                    eprintln!("xtask: warning: {}: {e}", sass.display());
+                }
+            }
+            Ok(output) => eprintln!(
+                "xtask: warning: nvdisasm {}: {}",
+                cubin.display(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+            Err(e) => eprintln!("xtask: warning: running nvdisasm: {e}"),
+        }
+    }
 }
 
 /// Kernels whose per-thread state must live in local memory, and why; for them only spills
@@ -662,10 +697,31 @@ fn ptxas_path() -> PathBuf {
 
 /// ptxas from the PyPI wheel in .tools/, downloaded on first use.
 fn ensure_ptxas() -> Result<PathBuf> {
+    fetch_tool(
+        PTXAS_WHEEL,
+        "nvidia_cuda_nvcc_cu12-*.whl",
+        "nvidia/cuda_nvcc/bin/ptxas",
+        "ptxas",
+    )
+}
+
+/// nvdisasm (SASS from a cubin) from its PyPI wheel in .tools/, downloaded on first use.
+fn ensure_nvdisasm() -> Result<PathBuf> {
+    fetch_tool(
+        NVDISASM_WHEEL,
+        "nvidia_cuda_nvdisasm-*.whl",
+        "nvidia/cu13/bin/nvdisasm",
+        "nvdisasm",
+    )
+}
+
+/// `.tools/MEMBER`, extracted from the wheel `spec` (found in .tools/wheels/ by `pattern`)
+/// the first time it is asked for.
+fn fetch_tool(spec: &str, pattern: &str, member: &str, name: &str) -> Result<PathBuf> {
     let tools = root().join(".tools");
-    let ptxas = ptxas_path();
-    if ptxas.exists() {
-        return Ok(ptxas);
+    let path = tools.join(member);
+    if path.exists() {
+        return Ok(path);
     }
     let wheels = tools.join("wheels");
     status(
@@ -680,21 +736,22 @@ fn ensure_ptxas() -> Result<PathBuf> {
                 "-d",
             ])
             .arg(&wheels)
-            .arg(PTXAS_WHEEL),
-        &format!("downloading ptxas ({PTXAS_WHEEL}) into .tools/"),
+            .arg(spec),
+        &format!("downloading {name} ({spec}) into .tools/"),
     )?;
     let extract = "import sys, zipfile, glob\n\
-        wheel = glob.glob(sys.argv[1] + '/nvidia_cuda_nvcc_cu12-*.whl')[0]\n\
-        zipfile.ZipFile(wheel).extract('nvidia/cuda_nvcc/bin/ptxas', sys.argv[2])";
+        wheel = glob.glob(sys.argv[1] + '/' + sys.argv[3])[0]\n\
+        zipfile.ZipFile(wheel).extract(sys.argv[4], sys.argv[2])";
     status(
         Command::new("python3")
             .args(["-c", extract])
             .arg(&wheels)
-            .arg(&tools),
-        "extracting ptxas",
+            .arg(&tools)
+            .args([pattern, member]),
+        &format!("extracting {name}"),
     )?;
-    make_executable(&ptxas)?;
-    Ok(ptxas)
+    make_executable(&path)?;
+    Ok(path)
 }
 
 #[cfg(unix)]
