@@ -444,6 +444,17 @@ impl Board {
         }
     }
 
+    /// Adds `delta` to the stone counts of the 5×5 square around `cell` (move generation
+    /// tries the cells with a stone within two).
+    fn count_near(&mut self, cell: Cell, delta: i8) {
+        for dy in -2isize..=2 {
+            for dx in -2isize..=2 {
+                let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
+                self.near[other] = self.near[other].wrapping_add_signed(delta);
+            }
+        }
+    }
+
     /// Places a `color` stone on empty `cell`.
     pub fn place(&mut self, cell: Cell, color: u8) {
         debug_assert_eq!(self.cells[cell], EMPTY);
@@ -451,12 +462,7 @@ impl Board {
         self.cells[cell] = color;
         self.flip_keys(cell, color);
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
-        for dy in -2isize..=2 {
-            for dx in -2isize..=2 {
-                let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
-                self.near[other] += 1;
-            }
-        }
+        self.count_near(cell, 1);
         self.moves.push(cell);
         self.to_move = opponent(color);
     }
@@ -495,12 +501,7 @@ impl Board {
         self.cells[cell] = EMPTY;
         self.flip_keys(cell, color);
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
-        for dy in -2isize..=2 {
-            for dx in -2isize..=2 {
-                let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
-                self.near[other] -= 1;
-            }
-        }
+        self.count_near(cell, -1);
         self.add_cell(cell);
     }
 
