@@ -67,8 +67,9 @@
 #   gomoku           Gomoku strength with `gomoku match`, our brain (1 thread, 1 s a move) against
 #                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
-#                    with SMP_THREADS threads, SMP_GAMES games); GAMES games a part, CONC at once; every
-#                    game to $LOG_DIR/games-PART.jsonl
+#                    with SMP_THREADS threads, SMP_GAMES games, knobs = the odds part for each search
+#                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/search.rs); GAMES games
+#                    a part, CONC at once; every game to $LOG_DIR/games-PART.jsonl
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
 # mismatch). The log goes to $LOG_DIR/bench-SUITE.log (LOG_DIR: default the current folder).
@@ -212,6 +213,16 @@ gomoku)
                  --turn-ms 1000 --concurrency "${CONC:-48}" ;;
         smp) play smp --engine "$ours" --engine "$OPPONENT" --games "${SMP_GAMES:-8}" \
                  --threads "${SMP_THREADS:-8}" --turn-ms 1000 --concurrency "${SMP_CONC:-4}" ;;
+        knobs) # the odds part once for each search setting in KNOBS (space-separated
+               # WARPSEARCH_GOMOKU_KNOBS values; - for the defaults)
+            k=0
+            for knob in ${KNOBS:--}; do
+                [[ $knob == - ]] && knob=
+                k=$((k + 1))
+                play "knobs-$k" --engine "env WARPSEARCH_GOMOKU_KNOBS=$knob $ours" \
+                    --engine "${OPPONENT:?}" --games "${GAMES:-104}" --turn-ms 1000,100 \
+                    --concurrency "${CONC:-48}" | tail -1
+            done ;;
         esac
     done
     ;;

@@ -8,6 +8,9 @@
 //! The patterns of empty cells are looked up again as their keys change, and so are the sums
 //! the evaluation reads and the counts of fives and open fours the search asks about.
 
+pub use super::crossing::Shape;
+use super::crossing::{CODES, Crossing, DIGIT, code_of, crossings};
+use super::knobs::Knobs;
 use super::pattern::{BLACK, EMPTY, GameRule, HALF, Pattern, Tables, WALL, WHITE, key_shift};
 
 /// Row stride of the cell array.
@@ -23,37 +26,6 @@ pub const DIRECTIONS: [isize; 4] = [1, STRIDE as isize, STRIDE as isize + 1, STR
 
 /// A cell: its index in the array.
 pub type Cell = usize;
-
-/// The strongest shape a stone makes at a cell over its four lines, for move choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Shape {
-    /// Nothing of note.
-    None,
-    /// An open three.
-    Three,
-    /// An open three and a closed three.
-    ThreePlus,
-    /// Two open threes (forbidden for renju's black).
-    DoubleThree,
-    /// A four.
-    Four,
-    /// A four and an open three.
-    FourThree,
-    /// An open four or two fours: wins unless the opponent has a four of its own.
-    OpenFour,
-    /// A five.
-    Five,
-}
-
-/// Per-pattern values of the evaluation, summed over every (empty cell, direction).
-const VALUE: [i32; 11] = [0, 0, 1, 3, 5, 14, 14, 40, 36, 120, 240];
-/// Per-pattern move-ordering scores of a cell: for the side that plays there (attack) and
-/// for the side whose line it blocks (defence), summed over the cell's four lines.
-const ATTACK: [i32; 11] = [0, 0, 2, 4, 8, 20, 24, 70, 80, 600, 10_000];
-const DEFENCE: [i32; 11] = [0, 0, 1, 2, 5, 14, 16, 50, 60, 400, 5_000];
-
-/// Per-shape values added for every empty cell: a cell where one move makes two threats.
-const SHAPE_VALUE: [i32; 8] = [0, 0, 20, 120, 0, 240, 300, 0];
 
 /// Zobrist keys: one per (color, cell), from a fixed seed.
 fn zobrist() -> &'static [[u64; CELLS]; 2] {
@@ -92,15 +64,16 @@ pub struct Board {
     tables: &'static Tables,
     cells: [u8; CELLS],
     keys: [[u32; 4]; CELLS],
+    crossings: &'static [Crossing; CODES],
     /// Patterns of each (cell, color, direction); valid for empty cells.
     patterns: [[[Pattern; 4]; 2]; CELLS],
-    /// The shape of each (cell, color), from its patterns; valid for empty cells.
-    shapes: [[Shape; 2]; CELLS],
-    /// [`ATTACK`] and [`DEFENCE`] summed over each (cell, color)'s four patterns.
-    orders: [[[i32; 2]; 2]; CELLS],
+    /// The four patterns of each (cell, color) as one [`crossing`](super::crossing) code.
+    codes: [[u16; 2]; CELLS],
+    /// The side to move's own value counts (100 + this) %.
+    tempo: i32,
     /// Stones within two cells (Chebyshev distance), for move generation.
     near: [u8; CELLS],
-    /// Sum of [`VALUE`] over every empty cell and direction, per color.
+    /// The crossings' values summed over every empty cell, per color.
     value: [i32; 2],
     /// (empty cell, direction) pairs where each color would make five.
     fives: [u16; 2],
@@ -153,9 +126,10 @@ impl Board {
             tables,
             cells: [WALL; CELLS],
             keys: [[0; 4]; CELLS],
+            crossings: crossings(),
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
-            shapes: [[Shape::None; 2]; CELLS],
-            orders: [[[0; 2]; 2]; CELLS],
+            codes: [[0; 2]; CELLS],
+            tempo: Knobs::get().tempo,
             near: [0; CELLS],
             value: [0; 2],
             fives: [0; 2],
@@ -296,13 +270,18 @@ impl Board {
     /// The move-ordering score of `color` playing `cell` for its own lines.
     #[inline]
     pub fn attack(&self, cell: Cell, color: u8) -> i32 {
-        self.orders[cell][usize::from(color - 1)][0]
+        self.crossing(cell, color).attack
     }
 
     /// The move-ordering score of playing `cell` against `color`'s lines there.
     #[inline]
     pub fn defence(&self, cell: Cell, color: u8) -> i32 {
-        self.orders[cell][usize::from(color - 1)][1]
+        self.crossing(cell, color).defence
+    }
+
+    #[inline]
+    fn crossing(&self, cell: Cell, color: u8) -> &Crossing {
+        &self.crossings[usize::from(self.codes[cell][usize::from(color - 1)])]
     }
 
     /// The window key of (`cell`, direction `d`): two bits for each of the ten cells around it.
@@ -347,13 +326,13 @@ impl Board {
         let me = self.value[usize::from(color - 1)];
         let them = self.value[usize::from(opponent(color) - 1)];
         // The side to move gets to realise its shapes first.
-        me + me / 4 - them
+        me + me * self.tempo / 100 - them
     }
 
     /// The strongest shape of `color` at empty `cell`.
     #[inline]
     pub fn shape(&self, cell: Cell, color: u8) -> Shape {
-        self.shapes[cell][usize::from(color - 1)]
+        self.crossing(cell, color).shape
     }
 
     /// Adds the patterns of empty `cell` to the sums.
@@ -366,10 +345,9 @@ impl Board {
             }
         }
         for side in 0..2 {
-            let shape = shape_of(self.patterns[cell][side]);
-            self.shapes[cell][side] = shape;
-            self.value[side] += SHAPE_VALUE[shape as usize];
-            self.orders[cell][side] = order_of(self.patterns[cell][side]);
+            let code = code_of(self.patterns[cell][side]);
+            self.codes[cell][side] = code;
+            self.value[side] += self.crossings[usize::from(code)].value;
         }
     }
 
@@ -380,13 +358,12 @@ impl Board {
                 let pattern = self.patterns[cell][side][d];
                 self.count(side, pattern, -1);
             }
-            self.value[side] -= SHAPE_VALUE[self.shapes[cell][side] as usize];
+            self.value[side] -= self.crossings[usize::from(self.codes[cell][side])].value;
         }
     }
 
     #[inline]
     fn count(&mut self, side: usize, pattern: Pattern, sign: i32) {
-        self.value[side] += sign * VALUE[pattern as usize];
         match pattern {
             Pattern::F5 => self.fives[side] = self.fives[side].wrapping_add_signed(sign as i16),
             Pattern::B4 => self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16),
@@ -417,25 +394,14 @@ impl Board {
                             if old != new {
                                 self.count(side, old, -1);
                                 self.count(side, new, 1);
-                                // Updated in a local copy: reading the four patterns back
-                                // right after a one-byte store stalls store forwarding.
-                                let packed =
-                                    u32::from_le_bytes(self.patterns[other][side].map(|p| p as u8));
-                                let shift = 8 * d as u32;
-                                let packed = (packed & !(0xFF << shift)) | ((new as u32) << shift);
-                                let patterns = packed.to_le_bytes().map(Pattern::from_u8);
-                                self.patterns[other][side] = patterns;
-                                self.orders[other][side][0] +=
-                                    ATTACK[new as usize] - ATTACK[old as usize];
-                                self.orders[other][side][1] +=
-                                    DEFENCE[new as usize] - DEFENCE[old as usize];
-                                let shape = shape_of(patterns);
-                                let before = self.shapes[other][side];
-                                if shape != before {
-                                    self.value[side] +=
-                                        SHAPE_VALUE[shape as usize] - SHAPE_VALUE[before as usize];
-                                    self.shapes[other][side] = shape;
-                                }
+                                self.patterns[other][side][d] = new;
+                                let before = self.codes[other][side];
+                                let code = (i32::from(before)
+                                    + (new as i32 - old as i32) * i32::from(DIGIT[d]))
+                                    as u16;
+                                self.codes[other][side] = code;
+                                self.value[side] += self.crossings[usize::from(code)].value
+                                    - self.crossings[usize::from(before)].value;
                             }
                         }
                     }
@@ -591,48 +557,5 @@ impl Board {
             .copied()
             .filter(|&c| self.cells[c] == EMPTY && self.patterns(c, color).contains(&Pattern::F5))
             .collect()
-    }
-}
-
-/// The attack and defence scores of four line patterns.
-fn order_of(patterns: [Pattern; 4]) -> [i32; 2] {
-    patterns.iter().fold([0, 0], |[a, d], &p| {
-        [a + ATTACK[p as usize], d + DEFENCE[p as usize]]
-    })
-}
-
-/// The strongest shape of four line patterns.
-pub fn shape_of(patterns: [Pattern; 4]) -> Shape {
-    let mut fives = 0;
-    let mut open_fours = 0;
-    let mut fours = 0;
-    let mut open_threes = 0;
-    let mut threes = 0;
-    for p in patterns {
-        match p {
-            Pattern::F5 => fives += 1,
-            Pattern::F4 => open_fours += 1,
-            Pattern::B4 => fours += 1,
-            Pattern::F3 => open_threes += 1,
-            Pattern::B3 => threes += 1,
-            _ => {}
-        }
-    }
-    if fives > 0 {
-        Shape::Five
-    } else if open_fours > 0 || fours >= 2 {
-        Shape::OpenFour
-    } else if fours == 1 && open_threes > 0 {
-        Shape::FourThree
-    } else if fours == 1 {
-        Shape::Four
-    } else if open_threes >= 2 {
-        Shape::DoubleThree
-    } else if open_threes == 1 && threes > 0 {
-        Shape::ThreePlus
-    } else if open_threes == 1 {
-        Shape::Three
-    } else {
-        Shape::None
     }
 }

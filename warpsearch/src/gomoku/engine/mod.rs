@@ -21,6 +21,8 @@
 //! Piskvork brain) and [`matches`](mod@matches) (a harness that plays any two brains).
 
 pub mod board;
+pub mod crossing;
+mod knobs;
 pub mod matches;
 pub mod pattern;
 pub mod protocol;

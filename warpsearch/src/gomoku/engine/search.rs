@@ -9,7 +9,8 @@
 //! quiescence search plays fours only (a bounded VCF) before it trusts the evaluation.
 
 use super::board::{Board, CELLS, Cell, Shape, opponent};
-use super::pattern::{BLACK, EMPTY, GameRule, Pattern};
+use super::knobs::Knobs;
+use super::pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -19,26 +20,6 @@ pub const WIN: i32 = 30_000;
 pub const WIN_BOUND: i32 = WIN - 1_000;
 /// The deepest ply a search reaches.
 const MAX_PLY: usize = 128;
-/// Candidate moves a node below the root tries at most (the best by pattern score).
-const MOVES_PER_NODE: usize = 14;
-/// Plies a null move's search is shallower.
-const NULL_REDUCTION: i32 = 3;
-/// Margins of futility pruning at depths 1 and 2.
-const FUTILITY: [i32; 3] = [0, 200, 500];
-/// Quiet moves tried at depths 1 to 4 (the rest are pruned).
-const LATE_MOVES: [usize; 5] = [0, 5, 8, 12, 16];
-
-/// Plies a late quiet move's first search is reduced by: grows with the depth left and the
-/// move's place in the order.
-fn reduction(depth: i32, index: usize) -> i32 {
-    (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / 1.5) as i32
-}
-
-/// Fours a quiescence search plays in a row at most.
-const QUIESCENCE_FOURS: u32 = 8;
-/// Fours a quiescence node tries at most (the strongest shapes first).
-const QUIESCENCE_WIDTH: usize = 3;
-
 /// When a search stops.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -227,6 +208,9 @@ struct Searcher<'a> {
     root_depth: usize,
     /// False below a null move (no two in a row).
     null_allowed: bool,
+    /// Static evaluations of the nodes on the current path, by ply (for "improving").
+    evals: [i32; MAX_PLY],
+    knobs: &'static Knobs,
 }
 
 impl<'a> Searcher<'a> {
@@ -249,6 +233,8 @@ impl<'a> Searcher<'a> {
             history: Box::new([[0; CELLS]; 2]),
             root_depth: 0,
             null_allowed: true,
+            evals: [0; MAX_PLY],
+            knobs: Knobs::get(),
         }
     }
 
@@ -411,7 +397,7 @@ impl<'a> Searcher<'a> {
             }
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
-        moves.truncate(QUIESCENCE_WIDTH);
+        moves.truncate(self.knobs.quiescence_width);
         for (cell, _) in moves {
             self.board.place(cell, me);
             let score = -self.quiesce(-beta, -alpha, ply + 1, fours - 1);
@@ -427,6 +413,17 @@ impl<'a> Searcher<'a> {
             }
         }
         alpha
+    }
+
+    /// True when a stone on empty `cell` makes no open two or closed three, or better, for
+    /// either side.
+    fn is_trivial(&self, cell: Cell) -> bool {
+        [BLACK, WHITE].iter().all(|&color| {
+            self.board
+                .patterns(cell, color)
+                .iter()
+                .all(|&p| p < Pattern::F2 || p == Pattern::Forbidden)
+        })
     }
 
     #[inline]
@@ -460,7 +457,7 @@ impl<'a> Searcher<'a> {
             .collect();
         moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         if !scan.threatened && ply > 0 {
-            moves.truncate(MOVES_PER_NODE);
+            moves.truncate(self.knobs.moves_per_node);
         }
         moves.into_iter().map(|(_, cell)| cell).collect()
     }
@@ -470,7 +467,8 @@ impl<'a> Searcher<'a> {
         match self.enter(me, ply) {
             Start::Decided(score) => return score,
             Start::Forced(cell) => {
-                // A forced block uses no depth.
+                // A forced block uses no depth; its evaluation is the last node's.
+                self.evals[ply] = if ply > 0 { -self.evals[ply - 1] } else { 0 };
                 self.board.place(cell, me);
                 let score = -self.search(depth, -beta, -alpha, ply + 1);
                 self.board.undo();
@@ -484,7 +482,7 @@ impl<'a> Searcher<'a> {
             if self.board.open_four_count(opponent(me)) > 0 && ply < self.root_depth + 2 {
                 depth = 1;
             } else {
-                return self.quiesce(alpha, beta, ply, QUIESCENCE_FOURS);
+                return self.quiesce(alpha, beta, ply, self.knobs.quiescence_fours);
             }
         }
         // Mate-distance pruning.
@@ -513,6 +511,27 @@ impl<'a> Searcher<'a> {
         let them = opponent(me);
         let pv = beta - alpha > 1;
         let static_eval = self.board.evaluate(me);
+        self.evals[ply] = static_eval;
+        let improving = ply < 2 || static_eval > self.evals[ply - 2];
+        let calm = self.board.open_four_count(them) == 0;
+        // Reverse futility: far above beta with the opponent making no threat, a real move
+        // keeps the side there.
+        let knobs = self.knobs;
+        if !pv
+            && knobs.rfp > 0
+            && depth <= knobs.rfp_depth
+            && calm
+            && static_eval.abs() < WIN_BOUND
+            && beta > -WIN_BOUND
+            && static_eval - knobs.rfp * (depth - i32::from(improving)) >= beta
+        {
+            return static_eval;
+        }
+        // Razoring: far below alpha near the leaves, only fours can save the node.
+        if !pv && knobs.razor > 0 && depth <= 2 && calm && static_eval + knobs.razor * depth < alpha
+        {
+            return self.quiesce(alpha, alpha + 1, ply, knobs.quiescence_fours);
+        }
         // Null move: when passing still leaves the side above beta, a real move will too. Not
         // when the opponent has an open three (a pass would lose to its open four).
         if !pv
@@ -525,7 +544,12 @@ impl<'a> Searcher<'a> {
         {
             self.board.pass();
             self.null_allowed = false;
-            let score = -self.search(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, ply + 1);
+            let score = -self.search(
+                depth - 1 - self.knobs.null_reduction,
+                -beta,
+                -beta + 1,
+                ply + 1,
+            );
             self.null_allowed = true;
             self.board.pass();
             if self.stop.load(Ordering::Relaxed) {
@@ -549,6 +573,7 @@ impl<'a> Searcher<'a> {
         let mut best_move = moves[0];
         let threes_before = self.board.open_four_count(me);
         for (index, &cell) in moves.iter().enumerate() {
+            let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
             self.board.place(cell, me);
             // A four or a new open three: the move forces a reply and is searched in full.
             let forcing =
@@ -560,8 +585,10 @@ impl<'a> Searcher<'a> {
                 && index > 0
                 && depth <= 2
                 && alpha.abs() < WIN_BOUND
-                && static_eval + FUTILITY[depth as usize] <= alpha;
-            if futile || quiet && depth <= 4 && index >= LATE_MOVES[depth as usize] {
+                && static_eval + [0, knobs.futility1, knobs.futility2][depth.max(0) as usize]
+                    <= alpha;
+            let late = quiet && index >= knobs.late_moves(depth, improving);
+            if futile || late || quiet && trivial {
                 self.board.undo();
                 continue;
             }
@@ -571,7 +598,7 @@ impl<'a> Searcher<'a> {
             } else {
                 // Late moves are searched shallower first.
                 let reduction = if quiet && depth >= 2 && index >= 2 {
-                    (reduction(depth, index)).min(depth - 1)
+                    knobs.reduction(depth, index).min(depth - 1)
                 } else {
                     0
                 };

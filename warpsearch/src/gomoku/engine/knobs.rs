@@ -1,0 +1,151 @@
+//! The engine's tuning parameters: the search's pruning and the evaluation's values.
+//!
+//! The defaults are the measured best; docs/notes/gomoku-engine.md records each value tried and
+//! what it did. `WARPSEARCH_GOMOKU_KNOBS="name=value,…"` overrides them (the names of the
+//! fields; a list is written with `:` between its numbers), which is how tuning matches play
+//! one build against itself or another brain with other values.
+
+#[derive(Clone, Debug)]
+pub(crate) struct Knobs {
+    /// Candidate moves a node below the root tries at most (the best by pattern score).
+    pub(crate) moves_per_node: usize,
+    /// Plies a null move's search is shallower.
+    pub(crate) null_reduction: i32,
+    /// Margins of futility pruning of quiet moves at depths 1 and 2.
+    pub(crate) futility1: i32,
+    pub(crate) futility2: i32,
+    /// Late-move pruning: quiet moves beyond `(lmp_base + depth^lmp_power)`, halved when the
+    /// static evaluation is not improving, are not searched (depth ≤ `lmp_depth`).
+    pub(crate) lmp_base: f64,
+    pub(crate) lmp_power: f64,
+    pub(crate) lmp_depth: i32,
+    /// Reverse futility: a node whose static evaluation beats beta by `rfp` per ply of depth
+    /// (one ply less when improving) returns it (depth ≤ `rfp_depth`; 0 turns it off).
+    pub(crate) rfp: i32,
+    pub(crate) rfp_depth: i32,
+    /// Razoring: a node at depth ≤ 2 whose evaluation is `razor` per ply below alpha drops to
+    /// the quiescence search (0 turns it off).
+    pub(crate) razor: i32,
+    /// Below this depth, quiet moves that make no open two or closed three for either side
+    /// are skipped (0 turns it off).
+    pub(crate) trivial_depth: i32,
+    /// Late-move reductions: ln(depth)·ln(index + 1) / `lmr_divisor`.
+    pub(crate) lmr_divisor: f64,
+    /// Fours a quiescence search plays in a row at most, and tries a node at most.
+    pub(crate) quiescence_fours: u32,
+    pub(crate) quiescence_width: usize,
+    /// The evaluation's value of each line pattern (in [`Pattern`](super::Pattern) order),
+    /// summed over every empty cell and direction.
+    pub(crate) value: [i32; 11],
+    /// The value of each [`Shape`](super::Shape) a cell makes, added once a cell.
+    pub(crate) shape_value: [i32; 8],
+    /// Added for each pair of a cell's lines that both hold an open two or a closed three
+    /// (a cell that builds two lines at once).
+    pub(crate) pair_two: i32,
+    /// Added for each pair of a cell's lines where one holds an open three or a four and the
+    /// other an open two or a closed three.
+    pub(crate) pair_three: i32,
+    /// The side to move's own value counts (100 + `tempo`) %.
+    pub(crate) tempo: i32,
+}
+
+impl Knobs {
+    const DEFAULT: Knobs = Knobs {
+        moves_per_node: 14,
+        null_reduction: 3,
+        futility1: 200,
+        futility2: 500,
+        lmp_base: 3.0,
+        lmp_power: 1.32,
+        lmp_depth: 0,
+        rfp: 150,
+        rfp_depth: 6,
+        razor: 150,
+        trivial_depth: 0,
+        lmr_divisor: 1.5,
+        quiescence_fours: 8,
+        quiescence_width: 3,
+        value: [0, 0, 1, 2, 3, 5, 8, 40, 60, 160, 240],
+        shape_value: [0, 0, 20, 120, 0, 240, 300, 0],
+        pair_two: 0,
+        pair_three: 0,
+        tempo: 25,
+    };
+
+    /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
+    /// unreadable values are reported on stderr and ignored.
+    pub(crate) fn get() -> &'static Knobs {
+        static KNOBS: std::sync::OnceLock<Knobs> = std::sync::OnceLock::new();
+        KNOBS.get_or_init(|| {
+            let mut knobs = Knobs::DEFAULT;
+            if let Ok(text) = std::env::var("WARPSEARCH_GOMOKU_KNOBS") {
+                for item in text.split(',').filter(|s| !s.trim().is_empty()) {
+                    if !knobs.set(item) {
+                        eprintln!("WARPSEARCH_GOMOKU_KNOBS: ignored `{item}`");
+                    }
+                }
+            }
+            knobs
+        })
+    }
+
+    fn set(&mut self, item: &str) -> bool {
+        let Some((name, value)) = item.split_once('=') else {
+            return false;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        fn put<T: std::str::FromStr>(slot: &mut T, value: &str) -> bool {
+            value.parse().map(|v| *slot = v).is_ok()
+        }
+        fn put_list<const N: usize>(slot: &mut [i32; N], value: &str) -> bool {
+            let numbers: Result<Vec<i32>, _> = value.split(':').map(str::parse).collect();
+            match numbers.ok().and_then(|n| <[i32; N]>::try_from(n).ok()) {
+                Some(list) => {
+                    *slot = list;
+                    true
+                }
+                None => false,
+            }
+        }
+        match name {
+            "moves_per_node" => put(&mut self.moves_per_node, value),
+            "null_reduction" => put(&mut self.null_reduction, value),
+            "futility1" => put(&mut self.futility1, value),
+            "futility2" => put(&mut self.futility2, value),
+            "lmp_base" => put(&mut self.lmp_base, value),
+            "lmp_power" => put(&mut self.lmp_power, value),
+            "lmp_depth" => put(&mut self.lmp_depth, value),
+            "rfp" => put(&mut self.rfp, value),
+            "rfp_depth" => put(&mut self.rfp_depth, value),
+            "razor" => put(&mut self.razor, value),
+            "trivial_depth" => put(&mut self.trivial_depth, value),
+            "lmr_divisor" => put(&mut self.lmr_divisor, value),
+            "quiescence_fours" => put(&mut self.quiescence_fours, value),
+            "quiescence_width" => put(&mut self.quiescence_width, value),
+            "value" => put_list(&mut self.value, value),
+            "shape_value" => put_list(&mut self.shape_value, value),
+            "pair_two" => put(&mut self.pair_two, value),
+            "pair_three" => put(&mut self.pair_three, value),
+            "tempo" => put(&mut self.tempo, value),
+            _ => false,
+        }
+    }
+
+    /// Plies a late quiet move's first search is reduced by: grows with the depth left and
+    /// the move's place in the order.
+    pub(crate) fn reduction(&self, depth: i32, index: usize) -> i32 {
+        (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / self.lmr_divisor) as i32
+    }
+
+    /// Quiet moves a node at `depth` tries before the rest are pruned.
+    pub(crate) fn late_moves(&self, depth: i32, improving: bool) -> usize {
+        if depth <= self.lmp_depth {
+            let count = self.lmp_base + f64::from(depth).powf(self.lmp_power);
+            (if improving { count } else { count / 2.0 }) as usize
+        } else if depth <= 4 && self.lmp_depth == 0 {
+            [0, 5, 8, 12, 16][depth.max(0) as usize]
+        } else {
+            usize::MAX
+        }
+    }
+}
