@@ -1328,3 +1328,92 @@ fn the_brain_speaks_the_protocol_at_any_size_and_refuses_caro() {
         stderr(&output)
     );
 }
+
+#[test]
+fn threat_points_and_vcf_on_any_size_and_under_renju() {
+    let cache = test_cache_dir();
+    // 20×20: black's three in a row has two open-four points.
+    let output = warpsearch_with_input(
+        "10,10\n0,0\n11,10\n0,1\n12,10\n",
+        &["gomoku", "-", "--size", "20", "--json"],
+        &cache,
+    );
+    let value = json(&output);
+    assert_eq!(value["width"], 20, "{value}");
+    assert_eq!(
+        value["black"],
+        serde_json::json!([{"kind": "open-four", "x": 9, "y": 10}, {"kind": "open-four", "x": 13, "y": 10}])
+    );
+    // Renju: (7,7) would make two open threes for black, so it is forbidden; not under freestyle.
+    let moves = "7,5\n0,0\n7,6\n0,2\n5,7\n0,4\n6,7\n0,6\n";
+    let renju = json(&warpsearch_with_input(
+        moves,
+        &["gomoku", "-", "--rule", "renju", "--json"],
+        &cache,
+    ));
+    let forbidden = serde_json::json!({"kind": "forbidden", "x": 7, "y": 7});
+    let listed = |value: &serde_json::Value| value["black"].as_array().cloned().unwrap_or_default();
+    assert!(listed(&renju).contains(&forbidden), "{renju}");
+    let freestyle = json(&warpsearch_with_input(
+        moves,
+        &["gomoku", "-", "--json"],
+        &cache,
+    ));
+    assert!(!listed(&freestyle).contains(&forbidden), "{freestyle}");
+    // VCF on 20×20: an open three of black's wins by fours.
+    let three = "5,5\n0,0\n6,6\n0,1\n7,7\n0,3\n";
+    let value = json(&warpsearch_with_input(
+        three,
+        &["gomoku", "vcf", "-", "--size", "20", "--json"],
+        &cache,
+    ));
+    assert_eq!(value["vcf"], true, "{value}");
+    assert!(
+        [serde_json::json!([4, 4]), serde_json::json!([8, 8])].contains(&value["first"]),
+        "{value}"
+    );
+    // The same as a batch of two lines on 20×20 (a move list and a grid), on the CPU.
+    let batch = cache.join("batch-20.txt");
+    let grid = format!("{}x", ".".repeat(399));
+    std::fs::write(&batch, format!("5,5 0,0 6,6 0,1 7,7 0,3\n{grid}\n")).unwrap();
+    let output = warpsearch_with_input(
+        "",
+        &[
+            "gomoku",
+            "vcf",
+            "--batch",
+            batch.to_str().unwrap(),
+            "--size",
+            "20",
+            "--json",
+        ],
+        &cache,
+    );
+    let last = stdout(&output)
+        .lines()
+        .last()
+        .map(str::to_string)
+        .unwrap_or_default();
+    let summary: serde_json::Value = serde_json::from_str(&last).unwrap();
+    assert_eq!(
+        (summary["positions"].clone(), summary["vcf"].clone()),
+        (2.into(), 1.into()),
+        "{summary}"
+    );
+    // Bad input: a finished game, an occupied cell, a board too large.
+    for (input, args, says) in [
+        (
+            "5,5\n0,0\n6,5\n0,1\n7,5\n0,2\n8,5\n0,3\n9,5\n",
+            vec!["--size", "20"],
+            "already over",
+        ),
+        ("5,5\n5,5\n", vec!["--size", "20"], "already taken"),
+        ("5,5\n", vec!["--size", "30"], "not supported"),
+    ] {
+        let mut all = vec!["gomoku", "vcf", "-"];
+        all.extend(args);
+        let output = warpsearch_with_input(input, &all, &cache);
+        assert!(!output.status.success(), "{input}");
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
+}

@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpsearch::backend::{self, BackendChoice, Selected};
+use warpsearch::gomoku::engine::GameRule;
 use warpsearch::gomoku::{self, Board, Color, Kind, Rule};
 use warpsearch::nqueens::{self, FindOptions, Method};
 use warpsearch::{Error, RunControl, selftest};
@@ -92,21 +93,26 @@ as bit masks); the rows in order separated by spaces, each as the two 0-based co
 Example:\n  warpsearch no3line 8 --out n8.txt --svg n8-svg"
     )]
     No3line(No3lineArgs),
-    /// Threat points of a 15×15 Gomoku position; `gomoku vcf` finds a VCF, `gomoku brain` plays.
+    /// Threat points of a Gomoku position (any size 5..22, any rule); `gomoku vcf`, `vct`, `brain`, `match`.
     #[command(
-        long_about = "Threat points of a 15×15 Gomoku position, found with skew-ternary line lookup tables.\n\n\
+        long_about = "Threat points of a Gomoku position: on 15×15 under freestyle and standard, found with \
+the skew-ternary 15-line lookup tables; on any other size from 5 to 22 and under renju, with the engine's \
+11-cell window tables (docs/gomoku-brain.md).\n\n\
 For a color C and an empty cell p: p is a FIVE point if C at p makes a run through p of exactly 5 \
-(standard) or at least 5 (freestyle); otherwise an OPEN-FOUR point if, after C at p, at least two \
-empty cells of the same line would each make a five containing p. x is the column 0..14 from the \
-left, y the row 0..14 from the top.\n\n\
+(standard; renju for black) or at least 5 (freestyle; renju for white); otherwise an OPEN-FOUR point if, \
+after C at p, at least two empty cells of the same line would each make a five containing p. Under renju, \
+black's forbidden points (overline, double four, double three by the RIF definition) are marked instead. \
+x is the column from 0 at the left, y the row from 0 at the top.\n\n\
 Input (FILE, or - for standard input):\n  \
-a grid of 15 lines of 15 cells: . empty, x black, o white (spaces between cells allowed), or\n  \
-a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style).\n\n\
+a grid, one row a line: . empty, x black, o white (spaces between cells allowed), or\n  \
+a move list, one `x,y` per line, black first, then alternating (Gomocup/Piskvork style), on a --size board.\n\n\
 Subcommands: `gomoku vcf` searches a victory by continuous fours (one position, or --batch FILE of many); \
-`gomoku brain` plays under a Gomocup manager (the Piskvork protocol).",
+`gomoku vct` a victory by continuous threats; `gomoku brain` plays under a Gomocup manager (the Piskvork \
+protocol); `gomoku match` plays two brains.",
         after_help = "Output marks: X/O black/white stones, F/f black five/open-four point, \
-G/g white five/open-four point, * a point of both sides.\n\nExample:\n  \
-printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json"
+G/g white five/open-four point, * a point of both sides, # a renju point forbidden to black.\n\nExamples:\n  \
+printf '7,7\\n0,0\\n8,7\\n0,1\\n9,7\\n0,2\\n' | warpsearch gomoku - --json\n  \
+printf '10,10\\n0,0\\n11,10\\n0,1\\n12,10\\n' | warpsearch gomoku - --size 20 --rule renju"
     )]
     Gomoku(GomokuArgs),
     /// What this binary carries and sees: version, GPU kernels, the GPU or why none is usable.
@@ -212,9 +218,13 @@ struct GomokuArgs {
     /// The position: a file, or - for standard input.
     #[arg(value_name = "FILE|-", default_value = "-")]
     input: String,
-    /// Five or more wins (freestyle), or exactly five (standard).
-    #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
-    rule: Rule,
+    /// The rule. 15×15 freestyle and standard positions are read with the 15-line tables;
+    /// renju and other sizes with the engine's window tables.
+    #[arg(long, value_enum, default_value_t = gomoku::engine::GameRule::Freestyle)]
+    rule: gomoku::engine::GameRule,
+    /// The board side for a move list (a grid gives its own size): 5 to 22.
+    #[arg(long, default_value_t = 15)]
+    size: usize,
     /// Print one JSON object instead of the board.
     #[arg(long)]
     json: bool,
@@ -228,9 +238,12 @@ enum GomokuAction {
 so that every defender move is forced. The attacker plays only four points of the threat tables; a defender \
 block that itself makes a four must be answered first. A search that ends without reaching --depth or --nodes \
 proves that no VCF exists.\n\n\
-Input (FILE, or - for standard input): a grid of 15 lines of 15 cells (. x o) or a move list, one `x,y` \
-a line, black first. The side to move defaults to the one whose turn it is by the stone counts (black first).\n\n\
---batch FILE: one position a line, either a move list `x,y x,y …` (black first) or the 225 cells of a grid \
+Input (FILE, or - for standard input): a grid of cells (. x o, one row a line) or a move list, one `x,y` \
+a line, black first, on a --size board. The side to move defaults to the one whose turn it is by the stone \
+counts (black first). Any side from 5 to 22 and --rule renju are solved by the engine's VCF, which reports the \
+first move of the win; 15×15 freestyle and standard positions by the 15-line solver, which reports the whole \
+sequence and proves when none exists.\n\n\
+--batch FILE: one position a line, either a move list `x,y x,y …` (black first) or the size² cells of a grid \
 (. x o, row by row); blank lines and lines starting with # are skipped. Every position is solved for the side \
 whose turn it is, on every CPU core or on the GPU (--backend, --devices: one thread a position, the same \
 search on both, so the answers are the same); one result a line, then a summary with positions a second. A \
@@ -269,8 +282,8 @@ warpsearch gomoku match --engine A --engine B --turn-ms 1000,100 --rule renju --
     #[command(
         long_about = "Find a VCT: a win in which every attacker move makes a four or an open three, against every \
 defence (each cell that stops the threat, and the defender's own fours). Any board size (5 to 22) and rule \
-(freestyle, standard, renju). Input: a grid of cells (. x o), one row a line; the side to move is the one whose \
-turn it is by the stone counts (black first)."
+(freestyle, standard, renju). Input: a grid of cells (. x o), one row a line, or a move list (`x,y` a line, \
+black first) on a --size board; the side to move is the one whose turn it is by the stone counts (black first)."
     )]
     Vct(VctArgs),
 }
@@ -348,6 +361,9 @@ struct VctArgs {
     /// The rule.
     #[arg(long, value_enum, default_value_t = gomoku::engine::GameRule::Freestyle)]
     rule: gomoku::engine::GameRule,
+    /// The board side for a move list (a grid gives its own size): 5 to 22.
+    #[arg(long, default_value_t = 15)]
+    size: usize,
     /// The most attacker threats in a sequence.
     #[arg(long, value_name = "MOVES", default_value_t = 6)]
     depth: u32,
@@ -376,9 +392,13 @@ struct VcfArgs {
     /// Solve every position of FILE (one a line; - for standard input) instead.
     #[arg(long, value_name = "FILE", conflicts_with = "side")]
     batch: Option<String>,
-    /// Five or more wins (freestyle), or exactly five (standard).
-    #[arg(long, value_enum, default_value_t = Rule::Freestyle)]
-    rule: Rule,
+    /// The rule. 15×15 freestyle and standard positions are solved by the 15-line VCF solver
+    /// (CPU or GPU); renju and other sizes by the engine's VCF (CPU).
+    #[arg(long, value_enum, default_value_t = gomoku::engine::GameRule::Freestyle)]
+    rule: gomoku::engine::GameRule,
+    /// The board side for move lists (a grid gives its own size): 5 to 22.
+    #[arg(long, default_value_t = 15)]
+    size: usize,
     /// The attacker (default: the side whose turn it is by the stone counts).
     #[arg(long, value_enum)]
     side: Option<Side>,

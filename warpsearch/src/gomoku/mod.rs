@@ -490,6 +490,118 @@ mod tests {
     }
 
     #[test]
+    fn engine_window_tables_give_the_same_threat_points_as_the_line_tables() {
+        use super::engine::{self, GameRule, ThreatPoint};
+        for (rule, game_rule) in [
+            (Rule::Freestyle, GameRule::Freestyle),
+            (Rule::Standard, GameRule::Standard),
+        ] {
+            let mut rng = SplitMix64::new(2027, rule as u64);
+            for _game in 0..40 {
+                let mut board = Board::new(rule);
+                let mut window = engine::Board::new(SIZE, SIZE, game_rule).unwrap();
+                let mut color = Color::Black;
+                for _ in 0..60 {
+                    let (x, y) = (rng.below(15) as usize, rng.below(15) as usize);
+                    if board.make(x, y, color).is_err() {
+                        continue;
+                    }
+                    let stone = if color == Color::Black {
+                        engine::BLACK
+                    } else {
+                        engine::WHITE
+                    };
+                    window.place(window.cell(x, y), stone);
+                    color = color.other();
+                    let [black, white] = board.both_threats();
+                    for (threats, stone) in [(black, engine::BLACK), (white, engine::WHITE)] {
+                        for y in 0..SIZE {
+                            for x in 0..SIZE {
+                                let expected = threats.at(x, y);
+                                let found = match window.threat_point(window.cell(x, y), stone) {
+                                    Some(ThreatPoint::Five) => Some(Kind::Five),
+                                    Some(ThreatPoint::OpenFour) => Some(Kind::OpenFour),
+                                    Some(ThreatPoint::Forbidden) | None => None,
+                                };
+                                assert_eq!(
+                                    found, expected,
+                                    "{rule:?}, cell ({x},{y}), colour {stone}, window tables (found) \
+                                     against line tables (expected), position:\n{window:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn engine_vcf_agrees_with_the_line_solver() {
+        use super::engine::{self, GameRule};
+        use super::vcf::{self, Verdict};
+        let (mut wins, mut nones) = (0, 0);
+        for (rule, game_rule) in [
+            (Rule::Freestyle, GameRule::Freestyle),
+            (Rule::Standard, GameRule::Standard),
+        ] {
+            let mut rng = SplitMix64::new(2028, rule as u64);
+            for position in 0..150 {
+                let board = vcf::random_position(rule, &mut rng, 14 + position % 24);
+                let mut window = engine::Board::new(SIZE, SIZE, game_rule).unwrap();
+                for y in 0..SIZE {
+                    for x in 0..SIZE {
+                        match board.get(x, y) {
+                            Some(Color::Black) => window.place(window.cell(x, y), engine::BLACK),
+                            Some(Color::White) => window.place(window.cell(x, y), engine::WHITE),
+                            None => {}
+                        }
+                    }
+                }
+                for side in [Color::Black, Color::White] {
+                    // A side whose opponent already has a five point is not asked: the line
+                    // solver then wants the block first, the engine counts the position lost.
+                    let other = board.both_threats()[side.other() as usize];
+                    if other.iter().any(|t| t.kind == Kind::Five) {
+                        continue;
+                    }
+                    let Ok(report) = vcf::search(&board, side, vcf::Limits::default()) else {
+                        continue;
+                    };
+                    window.set_to_move(if side == Color::Black {
+                        engine::BLACK
+                    } else {
+                        engine::WHITE
+                    });
+                    let (found, _) = engine::find_vcf(&window, 60, 10_000_000);
+                    match report.verdict {
+                        Verdict::Win(_) => {
+                            wins += 1;
+                            assert!(
+                                found.is_some(),
+                                "{rule:?}: the line solver wins for {side:?}, the engine finds nothing:\n{window:?}"
+                            );
+                        }
+                        Verdict::NoneExists => {
+                            nones += 1;
+                            assert!(
+                                found.is_none(),
+                                "{rule:?}: the line solver proves no VCF for {side:?}, the engine plays {:?}:\n{window:?}",
+                                found.map(|c| window.xy(c))
+                            );
+                        }
+                        Verdict::LimitReached => {}
+                    }
+                }
+            }
+        }
+        assert!(
+            wins > 20 && nones > 20,
+            "{wins} wins and {nones} proofs of none"
+        );
+    }
+
+    #[test]
     fn corners_edges_and_short_diagonals() {
         for rule in [Rule::Freestyle, Rule::Standard] {
             let mut board = Board::new(rule);

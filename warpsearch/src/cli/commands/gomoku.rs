@@ -29,10 +29,13 @@ pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i3
         None => {}
     }
     let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
+    let Some(rule) = line_table_rule(args.rule, dimensions(&text, args.size)) else {
+        return window_threat_points(&args, &text);
+    };
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
-    load_table(args.rule);
-    let board = board_of(&position, args.rule).map_err(Error::InvalidArgument)?;
+    load_table(rule);
+    let board = board_of(&position, rule).map_err(Error::InvalidArgument)?;
     let [black, white] = board.both_threats();
     if cancel.load(Ordering::SeqCst) {
         return Err(Error::Interrupted);
@@ -94,10 +97,115 @@ pub(crate) fn run_gomoku(args: GomokuArgs, cancel: Arc<AtomicBool>) -> Result<i3
     };
     out!(
         "rule: {:?}. X/O stones; F/f black five/open-four point; G/g white; * both.",
-        args.rule
+        rule
     );
     out!("{}", describe("black", &black));
     out!("{}", describe("white", &white));
+    Ok(0)
+}
+
+/// The 15-line tables' rule for a position they can read (15×15, freestyle or standard); None
+/// when the engine's window tables must read it.
+fn line_table_rule(rule: GameRule, (width, height): (usize, usize)) -> Option<Rule> {
+    match (rule, width, height) {
+        (GameRule::Freestyle, 15, 15) => Some(Rule::Freestyle),
+        (GameRule::Standard, 15, 15) => Some(Rule::Standard),
+        _ => None,
+    }
+}
+
+/// The board a position's text is on: a move list's is `size`×`size`, a grid's its own (width
+/// of its first row, number of rows).
+fn dimensions(text: &str, size: usize) -> (usize, usize) {
+    if text.contains(',') {
+        return (size, size);
+    }
+    let rows: Vec<usize> = text
+        .lines()
+        .map(|l| l.chars().filter(|c| !c.is_whitespace()).count())
+        .filter(|&n| n > 0)
+        .collect();
+    (rows.first().copied().unwrap_or(0), rows.len())
+}
+
+/// `gomoku FILE` on a board the 15-line tables do not cover: the window tables' threat points.
+fn window_threat_points(args: &GomokuArgs, text: &str) -> Result<i32, Error> {
+    use gomoku::engine::{BLACK, ThreatPoint, WHITE};
+    let mut board = engine_position(text, args.rule, args.size)
+        .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+    let (width, height) = (board.width(), board.height());
+    let mut points = [Vec::new(), Vec::new()];
+    let mut marks = vec![vec!['.'; width]; height];
+    for (y, row) in marks.iter_mut().enumerate() {
+        for (x, mark) in row.iter_mut().enumerate() {
+            let cell = board.cell(x, y);
+            let (black, white) = (
+                board.threat_point(cell, BLACK),
+                board.threat_point(cell, WHITE),
+            );
+            *mark = match (board.at(cell), black, white) {
+                (BLACK, _, _) => 'X',
+                (WHITE, _, _) => 'O',
+                (_, Some(ThreatPoint::Forbidden), _) => '#',
+                (_, Some(_), Some(_)) => '*',
+                (_, Some(ThreatPoint::Five), None) => 'F',
+                (_, Some(ThreatPoint::OpenFour), None) => 'f',
+                (_, None, Some(ThreatPoint::Five)) => 'G',
+                (_, None, Some(_)) => 'g',
+                _ => '.',
+            };
+            for (side, point) in [black, white].into_iter().enumerate() {
+                if let Some(kind) = point {
+                    points[side].push((x, y, kind));
+                }
+            }
+        }
+    }
+    if args.json {
+        let list = |side: &Vec<(usize, usize, ThreatPoint)>| -> Vec<serde_json::Value> {
+            side.iter()
+                .map(|&(x, y, kind)| serde_json::json!({"x": x, "y": y, "kind": kind}))
+                .collect()
+        };
+        out!(
+            "{}",
+            serde_json::json!({"rule": args.rule, "width": width, "height": height,
+                "black": list(&points[0]), "white": list(&points[1])})
+        );
+        return Ok(0);
+    }
+    out!(
+        "   {}",
+        (0..width).map(|x| format!("{x:>3}")).collect::<String>()
+    );
+    for (y, row) in marks.iter().enumerate() {
+        let row: String = row.iter().map(|m| format!("  {m}")).collect();
+        out!("{y:>2} {row}");
+    }
+    let describe = |name: &str, side: &Vec<(usize, usize, ThreatPoint)>| {
+        let listed: Vec<String> = side
+            .iter()
+            .map(|&(x, y, kind)| {
+                let kind = match kind {
+                    ThreatPoint::Five => "five",
+                    ThreatPoint::OpenFour => "open-four",
+                    ThreatPoint::Forbidden => "forbidden",
+                };
+                format!("({x},{y}) {kind}")
+            })
+            .collect();
+        if listed.is_empty() {
+            format!("{name}: no threat points")
+        } else {
+            format!("{name}: {}", listed.join(", "))
+        }
+    };
+    out!(
+        "rule: {:?}, {width}×{height} (window tables). X/O stones; F/f black five/open-four point; G/g white; * both; # forbidden to black.",
+        args.rule
+    );
+    out!("{}", describe("black", &points[0]));
+    out!("{}", describe("white", &points[1]));
     Ok(0)
 }
 
@@ -255,14 +363,34 @@ fn run_vcf(args: VcfArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         Side::O => Color::White,
     });
     if let Some(batch) = &args.batch {
-        return run_vcf_batch(batch, &args, limits, cancel);
+        return match line_table_rule(args.rule, (args.size, args.size)) {
+            Some(rule) => run_vcf_batch(batch, &args, rule, limits, cancel),
+            None => run_window_vcf_batch(batch, &args, cancel),
+        };
     }
     let _ = cancel;
     let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
+    let Some(rule) = line_table_rule(args.rule, dimensions(&text, args.size)) else {
+        let mut board = engine_position(&text, args.rule, args.size)
+            .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
+        if let Some(color) = side {
+            board.set_to_move(engine_color(color));
+        }
+        let solved = window_vcf(&board, &args);
+        out!(
+            "{}",
+            if args.common.json {
+                solved.json.to_string()
+            } else {
+                solved.text
+            }
+        );
+        return Ok(0);
+    };
     let position = gomoku::parse::parse(&text)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
-    load_table(args.rule);
-    let solved = solve_one(&position, side, args.rule, limits)
+    load_table(rule);
+    let solved = solve_one(&position, side, rule, limits)
         .map_err(|e| Error::InvalidArgument(format!("{}: {e}", args.input)))?;
     if args.common.json {
         out!("{}", solved.json);
@@ -275,15 +403,163 @@ fn run_vcf(args: VcfArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
 /// A batch line as a position and its attacker, or why it cannot be searched.
 type Readable = Result<(Board, Color), String>;
 
+/// The engine's colour of a 15-line board colour.
+fn engine_color(color: Color) -> u8 {
+    match color {
+        Color::Black => gomoku::engine::BLACK,
+        Color::White => gomoku::engine::WHITE,
+    }
+}
+
+/// The engine's VCF of one position for its side to move: the first move of a win, or none
+/// found within --depth and --nodes (the engine's VCF does not prove that none exists).
+fn window_vcf(board: &gomoku::engine::Board, args: &VcfArgs) -> Solved {
+    let side = if board.side_to_move() == gomoku::engine::BLACK {
+        "x"
+    } else {
+        "o"
+    };
+    let started = std::time::Instant::now();
+    let (found, nodes) = gomoku::engine::find_vcf(board, args.depth.max(1), args.nodes.max(1));
+    let seconds = started.elapsed().as_secs_f64();
+    match found.map(|cell| board.xy(cell)) {
+        Some((x, y)) => Solved {
+            json: serde_json::json!({"side": side, "vcf": true, "first": [x, y], "nodes": nodes,
+                "seconds": seconds, "width": board.width(), "height": board.height()}),
+            text: format!(
+                "{side} wins by VCF: first move {x},{y} ({nodes} nodes, {})",
+                seconds_text(seconds)
+            ),
+        },
+        None => Solved {
+            json: serde_json::json!({"side": side, "vcf": false, "reason": "none found", "nodes": nodes,
+                "seconds": seconds, "width": board.width(), "height": board.height()}),
+            text: format!(
+                "{side}: no VCF found within {} attacker moves and {} nodes ({nodes} nodes, {})",
+                args.depth,
+                args.nodes,
+                seconds_text(seconds)
+            ),
+        },
+    }
+}
+
+/// `gomoku vcf --batch` on boards the 15-line solver does not cover (renju, sides other than
+/// 15): the engine's VCF on every CPU thread.
+fn run_window_vcf_batch(
+    batch: &str,
+    args: &VcfArgs,
+    cancel: Arc<AtomicBool>,
+) -> Result<i32, Error> {
+    use rayon::prelude::*;
+    if args.common.backend == BackendChoice::Gpu {
+        return Err(Error::InvalidArgument(format!(
+            "the GPU batch solves 15×15 freestyle and standard positions; {}×{} under {:?} runs on the CPU (--backend cpu)",
+            args.size, args.size, args.rule
+        )));
+    }
+    let text = read_input(batch, MAX_BATCH_INPUT)?;
+    let cells = args.size * args.size;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.common.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::InvalidArgument(format!("--threads: {e}")))?;
+    let started = std::time::Instant::now();
+    let answers: Vec<Result<Solved, String>> = pool.install(|| {
+        lines
+            .par_iter()
+            .map(|&(_, line)| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err("interrupted".to_string());
+                }
+                let position = if line.contains(',') {
+                    line.to_string()
+                } else {
+                    let grid: Vec<char> = line.chars().filter(|c| !c.is_whitespace()).collect();
+                    if grid.len() != cells {
+                        return Err(format!(
+                            "a grid line needs {cells} cells (. x o) for --size {}; found {}",
+                            args.size,
+                            grid.len()
+                        ));
+                    }
+                    let rows: Vec<String> =
+                        grid.chunks(args.size).map(|r| r.iter().collect()).collect();
+                    rows.join("\n")
+                };
+                let board =
+                    engine_position(&position, args.rule, args.size).map_err(|e| e.to_string())?;
+                Ok(window_vcf(&board, args))
+            })
+            .collect()
+    });
+    if cancel.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let (mut wins, mut errors) = (0u64, 0u64);
+    for (&(number, _), answer) in lines.iter().zip(&answers) {
+        match answer {
+            Ok(solved) => {
+                wins += u64::from(solved.json["vcf"] == true);
+                if args.common.json {
+                    let mut value = solved.json.clone();
+                    value["line"] = number.into();
+                    out!("{value}");
+                } else {
+                    out!("line {number}: {}", solved.text);
+                }
+            }
+            Err(why) => {
+                errors += 1;
+                if args.common.json {
+                    out!("{}", serde_json::json!({"line": number, "error": why}));
+                } else {
+                    out!("line {number}: error: {why}");
+                }
+            }
+        }
+    }
+    let count = lines.len() as u64 - errors;
+    let rate = if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    };
+    if args.common.json {
+        out!(
+            "{}",
+            serde_json::json!({"positions": count, "vcf": wins, "none_found": count - wins,
+                "errors": errors, "seconds": seconds, "positions_per_second": rate,
+                "backend": "cpu", "threads": pool.current_num_threads()})
+        );
+    } else {
+        out!(
+            "{count} positions: {wins} with a VCF, {} without one found, {errors} unreadable; {} on {} CPU threads ({rate:.0} positions a second)",
+            count - wins,
+            seconds_text(seconds),
+            pool.current_num_threads()
+        );
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}
+
 fn run_vcf_batch(
     batch: &str,
     args: &VcfArgs,
+    rule: Rule,
     limits: gomoku::vcf::Limits,
     cancel: Arc<AtomicBool>,
 ) -> Result<i32, Error> {
     use gomoku::vcf;
     let text = read_input(batch, MAX_BATCH_INPUT)?;
-    load_table(args.rule);
+    load_table(rule);
     // Each line: a position and its attacker, or why it cannot be searched.
     let lines: Vec<(usize, Readable)> = text
         .lines()
@@ -292,7 +568,7 @@ fn run_vcf_batch(
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .map(|(number, line)| {
             let position = batch_position(line).and_then(|position| {
-                let board = board_of(&position, args.rule)?;
+                let board = board_of(&position, rule)?;
                 if let Some(color) = vcf::game_over(&board) {
                     return Err(vcf::VcfError::GameOver(color).to_string());
                 }
@@ -309,7 +585,7 @@ fn run_vcf_batch(
     let selected = select(&args.common)?;
     let control = control(&args.common, cancel);
     let started = std::time::Instant::now();
-    let answers = gomoku::batch::Batch::new(args.rule, &positions, limits.depth, limits.nodes)
+    let answers = gomoku::batch::Batch::new(rule, &positions, limits.depth, limits.nodes)
         .solve(&selected.backend, &control)?;
     let seconds = started.elapsed().as_secs_f64();
     let (mut wins, mut none, mut limit, mut errors, mut nodes) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -537,12 +813,55 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
     })
 }
 
-/// A grid of any size: rows of . x o (spaces ignored), all rows as long.
-fn engine_board(
+/// A position on the engine's board: a move list (`x,y` a line or separated by spaces, black
+/// first) on a `size`×`size` board, or a grid of any size (rows of . x o, spaces ignored, all
+/// rows as long). A finished game, an occupied or off-board move and impossible stone counts
+/// are errors.
+fn engine_position(
     text: &str,
-    rule: gomoku::engine::GameRule,
+    rule: GameRule,
+    size: usize,
 ) -> Result<gomoku::engine::Board, Error> {
     use gomoku::engine::{BLACK, Board, WHITE};
+    if text.contains(',') {
+        let mut board = Board::new(size, size, rule)
+            .map_err(|e| Error::InvalidArgument(format!("--size {size}: {e}")))?;
+        let moves = text
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|m| !m.is_empty());
+        for (number, text) in moves.enumerate() {
+            let bad = |why: String| Error::InvalidArgument(format!("move {}: {why}", number + 1));
+            let (x, y) = text
+                .split_once(',')
+                .and_then(|(x, y)| {
+                    Some((
+                        x.trim().parse::<usize>().ok()?,
+                        y.trim().parse::<usize>().ok()?,
+                    ))
+                })
+                .ok_or_else(|| bad(format!("`{text}` is not x,y")))?;
+            if x >= size || y >= size {
+                return Err(bad(format!("{x},{y} is off the {size}×{size} board")));
+            }
+            if board.moves().last().is_some_and(|&c| board.wins_at(c)) {
+                return Err(bad(
+                    "the game was already over: the move before made five".into()
+                ));
+            }
+            let cell = board.cell(x, y);
+            if board.at(cell) != gomoku::engine::EMPTY {
+                return Err(bad(format!("{x},{y} is already taken")));
+            }
+            let color = if number % 2 == 0 { BLACK } else { WHITE };
+            board.place(cell, color);
+        }
+        if board.moves().last().is_some_and(|&c| board.wins_at(c)) {
+            return Err(Error::InvalidArgument(
+                "the game is already over: the last move made five".into(),
+            ));
+        }
+        return Ok(board);
+    }
     let mut rows: Vec<(usize, Vec<u8>)> = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let cells: String = line.chars().filter(|c| !c.is_whitespace()).collect();
@@ -603,7 +922,7 @@ fn engine_board(
 
 fn run_vct(args: VctArgs) -> Result<i32, Error> {
     let text = read_input(&args.input, MAX_GOMOKU_INPUT)?;
-    let board = engine_board(&text, args.rule)?;
+    let board = engine_position(&text, args.rule, args.size)?;
     let side = if board.side_to_move() == gomoku::engine::BLACK {
         "black"
     } else {

@@ -49,6 +49,18 @@ fn zobrist() -> &'static [[u64; CELLS]; 2] {
     })
 }
 
+/// What an empty cell is for one colour ([`Board::threat_point`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThreatPoint {
+    /// A stone there makes an open four (or two fives in one line).
+    OpenFour,
+    /// A stone there makes five.
+    Five,
+    /// Renju: black may not play there (overline, double four, or double three).
+    Forbidden,
+}
+
 /// The other color.
 #[inline]
 pub fn opponent(color: u8) -> u8 {
@@ -545,6 +557,25 @@ impl Board {
         }
         self.undo();
         real >= 2
+    }
+
+    /// What empty `cell` is for `color`: a five point, an open-four point (two cells of one
+    /// line would then each make five), a renju point forbidden to black, or nothing of these
+    /// (also for a stone).
+    pub fn threat_point(&mut self, cell: Cell, color: u8) -> Option<ThreatPoint> {
+        if self.cells[cell] != EMPTY {
+            return None;
+        }
+        let patterns = self.patterns(cell, color);
+        if patterns.contains(&Pattern::F5) {
+            Some(ThreatPoint::Five)
+        } else if color == BLACK && self.is_forbidden(cell) {
+            Some(ThreatPoint::Forbidden)
+        } else if patterns.contains(&Pattern::F4) {
+            Some(ThreatPoint::OpenFour)
+        } else {
+            None
+        }
     }
 
     /// Cells where `color` would make five.

@@ -28,7 +28,7 @@ pub mod pattern;
 pub mod protocol;
 pub mod search;
 
-pub use board::{Board, Cell, MAX_SIZE, MIN_SIZE, Shape};
+pub use board::{Board, Cell, MAX_SIZE, MIN_SIZE, Shape, ThreatPoint};
 pub use pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 pub use search::{Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, think};
 
