@@ -511,12 +511,21 @@ impl Builder {
     }
 
     /// When `ptxas` is available, assembles the PTX into a cubin for each native architecture
-    /// (beside `ptx`, as `<ptx>.<arch>.cubin`) and returns them; reports each kernel's
-    /// registers, stack and spills for the target architecture as cargo warnings (spills and
-    /// stack frames are local-memory traffic: the first thing to look at in a slow kernel).
-    /// Without `ptxas`, one warning says that the build carries PTX only.
+    /// (beside `ptx`, as `<ptx>.<arch>.cubin`) and returns them. A kernel that uses local
+    /// memory for the target architecture (a stack frame or spills: the first thing to look at
+    /// in a slow kernel) is reported as a cargo warning with its registers, stack and spills;
+    /// every kernel's line is printed when `<PREFIX>_PTX_STATS` or `WARPSEARCH_PTX_STATS` is
+    /// set. Without `ptxas`, one warning says that the build carries PTX only.
     fn assemble_native(&self, ptx: &Path) -> Vec<(u32, PathBuf)> {
         println!("cargo:rerun-if-env-changed={}_PTXAS", self.env_prefix);
+        let stats_names = [
+            format!("{}_PTX_STATS", self.env_prefix),
+            "WARPSEARCH_PTX_STATS".into(),
+        ];
+        for name in &stats_names {
+            println!("cargo:rerun-if-env-changed={name}");
+        }
+        let all_stats = stats_names.iter().any(|name| env::var_os(name).is_some());
         let Some(ptxas) = self.ptxas() else {
             println!(
                 "cargo:warning=no ptxas (set {}_PTXAS or put ptxas on the PATH; `cargo xtask` fetches it): \
@@ -562,7 +571,9 @@ impl Builder {
             }
             if arch == self.target_cpu {
                 for line in resource_lines(&report, &arch) {
-                    println!("cargo:warning={line}");
+                    if all_stats || uses_local_memory(&line) {
+                        println!("cargo:warning={line}");
+                    }
                 }
             }
             if self.native_archs.contains(&arch) {
@@ -708,6 +719,24 @@ pub fn limit_registers(ptx: &str, kernel: &str, count: u32) -> Result<String, Bu
     ))
 }
 
+/// True when a line of [`resource_lines`] reports a stack frame or spills (local memory).
+pub fn uses_local_memory(line: &str) -> bool {
+    [
+        "bytes stack frame",
+        "bytes spill stores",
+        "bytes spill loads",
+    ]
+    .iter()
+    .any(|what| {
+        line.split(what)
+            .next()
+            .filter(|before| before.len() < line.len())
+            .and_then(|before| before.split([' ', ',', ';']).rfind(|w| !w.is_empty()))
+            .and_then(|count| count.parse::<u64>().ok())
+            .is_some_and(|count| count > 0)
+    })
+}
+
 /// One line per entry function of a `ptxas -v` report: registers, stack frame and spills.
 pub fn resource_lines(report: &str, arch: &str) -> Vec<String> {
     let mut lines = Vec::new();
@@ -770,6 +799,16 @@ ptxas info    : Function properties for panic_fmt\n\
                 "costas_count (sm_90): used 32 registers, used 0 barriers, 768 bytes cumulative stack size; 768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
             ]
         );
+    }
+
+    #[test]
+    fn only_local_memory_is_a_warning() {
+        let quiet = "nqueens (sm_80): used 44 registers, used 0 barriers, 400 bytes cmem[0]; 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads";
+        assert!(!uses_local_memory(quiet));
+        let frame = "vcf (sm_80): used 80 registers, 5680 bytes cumulative stack size; 5680 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads";
+        assert!(uses_local_memory(frame));
+        let spills = "k (sm_80): used 255 registers; 0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads";
+        assert!(uses_local_memory(spills));
     }
 
     #[test]
