@@ -183,24 +183,55 @@ impl Partition {
         start as usize..end as usize
     }
 
-    /// The same search (problem, size, version, work list)?
+    /// The same work list: problem, size, units, chunks and fingerprint, whichever program
+    /// versions made the two. Files of an earlier version whose list this version makes again
+    /// are merged, verified and resumed like its own.
+    pub fn same_work_list(&self, other: &Partition) -> bool {
+        (
+            &self.problem,
+            self.n,
+            self.units,
+            self.chunks,
+            &self.fingerprint,
+        ) == (
+            &other.problem,
+            other.n,
+            other.units,
+            other.chunks,
+            &other.fingerprint,
+        )
+    }
+
+    /// The same search (problem, size, work list)?
     fn check_same(&self, other: &Partition, what: &str) -> Result<()> {
-        let fields = [
-            ("problem", self.problem.clone(), other.problem.clone()),
-            ("size", self.n.to_string(), other.n.to_string()),
+        let list = |p: &Partition| {
+            format!(
+                "{} units in {} chunks, fingerprint {}, made by version {}",
+                p.units, p.chunks, p.fingerprint, p.version
+            )
+        };
+        let differs = [
             (
-                "program version",
-                self.version.clone(),
-                other.version.clone(),
+                "problem",
+                self.problem != other.problem,
+                self.problem.clone(),
+                other.problem.clone(),
             ),
             (
-                "partition",
-                self.fingerprint.clone(),
-                other.fingerprint.clone(),
+                "size",
+                self.n != other.n,
+                self.n.to_string(),
+                other.n.to_string(),
+            ),
+            (
+                "work list",
+                !self.same_work_list(other),
+                list(self),
+                list(other),
             ),
         ];
-        for (name, mine, theirs) in fields {
-            if mine != theirs {
+        for (name, differs, mine, theirs) in differs {
+            if differs {
                 return Err(Error::InvalidArgument(format!(
                     "{what} is for another {name} ({theirs}; this run: {mine})"
                 )));
@@ -376,6 +407,24 @@ pub fn digest<P: Serialize>(
     Ok(hasher.finalize().to_hex().to_string())
 }
 
+/// The digest as version 0.1.0 took it, for its files: over the fingerprint, the shard and the
+/// chunk list as its types serialise it (fields in their declared order), without the counts
+/// (which [`ChunkFile::read`] checks against the chunks' sum in any case).
+fn digest_0_1<P: Serialize>(
+    partition: &Partition,
+    shard: Shard,
+    chunks: &[ChunkCount<P>],
+) -> Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(partition.fingerprint.as_bytes());
+    hasher.update(&shard.index.to_le_bytes());
+    hasher.update(&shard.of.to_le_bytes());
+    let json = serde_json::to_vec(chunks)
+        .map_err(|e| Error::Verification(format!("serialising the chunk list: {e}")))?;
+    hasher.update(&json);
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
 /// The counts of `chunks` added up in their order (chunk order in every file), so that the
 /// sum of a shard is the same whatever order its chunks finished in.
 pub fn sum_of<P: Partial>(chunks: &[ChunkCount<P>]) -> P {
@@ -391,27 +440,22 @@ impl<P: Partial> ChunkFile<P> {
     /// chunks, its chunks are its shard's (each once, in order; all of them with
     /// `complete`), and its counts are their sum. The errors name the file.
     pub fn read(path: &Path, complete: bool) -> Result<ChunkFile<P>> {
-        // A file of another version may not parse, or not as this version digests it: say
-        // so rather than how it differs.
-        let other_version = |version: &str| {
-            Error::InvalidArgument(format!(
-                "{} was written by warpsearch {version}; this is {VERSION}: use {version} with it",
-                path.display()
-            ))
-        };
+        // A file of another version is read as this version's when its format is the same (its
+        // work list is compared where it is used). One that does not parse may be of a format
+        // before chunk lists and digests: say so rather than how it differs.
         let file: ChunkFile<P> = read_json(path).map_err(|error| {
             let version = std::fs::read_to_string(path)
                 .ok()
                 .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
                 .and_then(|value| value["partition"]["version"].as_str().map(String::from));
             match version {
-                Some(version) if version != VERSION => other_version(&version),
+                Some(version) if version != VERSION => Error::InvalidArgument(format!(
+                    "{} was written by warpsearch {version} in a format this version ({VERSION}) cannot read ({error}): use {version} with it",
+                    path.display()
+                )),
                 _ => error,
             }
         })?;
-        if file.partition.version != VERSION {
-            return Err(other_version(&file.partition.version));
-        }
         file.check(&path.display().to_string(), complete)?;
         Ok(file)
     }
@@ -422,7 +466,12 @@ impl<P: Partial> ChunkFile<P> {
                 "{name}: {why}; the file was edited or damaged, and is refused"
             )))
         };
-        if digest(&self.partition, self.shard, &self.chunks, &self.counts)? != self.digest {
+        let expected = if self.partition.version == "0.1.0" {
+            digest_0_1(&self.partition, self.shard, &self.chunks)?
+        } else {
+            digest(&self.partition, self.shard, &self.chunks, &self.counts)?
+        };
+        if expected != self.digest {
             return refuse("its digest does not match its chunks and counts".into());
         }
         let mine: BTreeSet<u32> = self.shard.chunks(self.partition.chunks).collect();
@@ -973,10 +1022,12 @@ pub fn merge<P: Partial>(files: &[PathBuf]) -> Result<(Partition, P, f64, Vec<St
             "merge needs at least one result file".into(),
         ));
     };
-    let results: Vec<ShardResult<P>> = files.iter().map(|f| read_json(f)).collect::<Result<_>>()?;
+    // Each file whole first: its errors say what is wrong with it (another version's format
+    // included) better than a failed parse as a result file does.
     for file in files {
         ChunkFile::<P>::read(file, true)?;
     }
+    let results: Vec<ShardResult<P>> = files.iter().map(|f| read_json(f)).collect::<Result<_>>()?;
     let first = &results[0];
     let of = first.shard.of;
     let mut seen: Vec<Option<&Path>> = vec![None; of as usize];
@@ -1344,8 +1395,24 @@ mod tests {
             short.contains("short.json") && short.contains("holds 11 of"),
             "{short}"
         );
-        let old = edit("old.json", &|v| v["partition"]["version"] = "0.0.1".into());
-        assert!(old.contains("written by warpsearch 0.0.1"), "{old}");
+        // A file of another version with the same work list merges like this version's; one
+        // in a format this version cannot read names its version.
+        let old_path = dir.path().join("old-version.json");
+        let mut old: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+        old["partition"]["version"] = "0.0.1".into();
+        std::fs::write(&old_path, old.to_string()).unwrap();
+        let (_, sum, _, _) = merge::<Sum>(&[a.clone(), b.clone(), old_path]).unwrap();
+        assert_eq!(sum.0, (0..37).sum::<u64>());
+        let old_format = edit("old-format.json", &|v| {
+            v["partition"]["version"] = "0.0.1".into();
+            v["done"] = v["chunks"].take();
+            v.as_object_mut().unwrap().remove("chunks");
+        });
+        assert!(
+            old_format.contains("written by warpsearch 0.0.1 in a format"),
+            "{old_format}"
+        );
         let digest = edit("digest.json", &|v| v["digest"] = "00".into());
         assert!(digest.contains("digest.json"), "{digest}");
     }

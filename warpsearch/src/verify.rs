@@ -38,9 +38,9 @@ impl<P: Partial> Held<P> {
             let file: ChunkFile<P> = ChunkFile::read(path, false)?;
             match &partition {
                 None => partition = Some((file.partition.clone(), path)),
-                Some((first, first_path)) if *first != file.partition => {
+                Some((first, first_path)) if !first.same_work_list(&file.partition) => {
                     return Err(Error::InvalidArgument(format!(
-                        "{} and {} are of different runs (problem, size, version or work list)",
+                        "{} and {} are of different runs (problem, size or work list)",
                         first_path.display(),
                         path.display()
                     )));
@@ -217,7 +217,7 @@ impl<P: Partial> Held<P> {
         seconds: f64,
     ) -> Result<Report> {
         let partition = &self.partition;
-        if recounted != partition {
+        if !recounted.same_work_list(partition) {
             return Err(Error::InvalidArgument(format!(
                 "this binary makes another work list for {} {} (version {}, fingerprint {}) than the files' (version {}, fingerprint {}): verify with the version that ran it",
                 partition.problem,

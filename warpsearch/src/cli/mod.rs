@@ -126,8 +126,8 @@ and the CPU threads it would use."
     #[command(
         long_about = "Add up the result files of a sharded count (`nqueens N --shard K/M --result FILE`) and \
 print the answer as a whole run would, with the known-value check. The files must come from one problem, \
-size, program version and partition (its fingerprint), and cover every shard exactly once; anything else \
-is an error that names the files.",
+size and partition (its fingerprint; files of an earlier version with this version's list are accepted), \
+and cover every shard exactly once; anything else is an error that names the files.",
         after_help = "Example:\n  for k in 1 2 3 4; do warpsearch nqueens 16 --shard $k/4 --result s$k.json; done\n  warpsearch merge s*.json"
     )]
     Merge(MergeArgs),

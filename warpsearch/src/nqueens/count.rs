@@ -1085,6 +1085,26 @@ mod tests {
     use super::*;
     use crate::nqueens::known;
 
+    /// A shard file written by warpsearch 0.1.0 (kept in results/ from a 2× H200 run of N=24)
+    /// is whole, and this version makes the same work list for N=24, so merge, verify and
+    /// resume accept it.
+    #[test]
+    fn an_earlier_version_s_n24_shard_is_this_version_s_work_list() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/2026-11-26-2x-h200-nqueens-24-shard-1-of-100.json");
+        let file: crate::shard::ChunkFile<Partial> =
+            crate::shard::ChunkFile::read(&path, true).expect("the 0.1.0 file reads whole");
+        assert_eq!(file.partition.version, "0.1.0");
+        let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
+        let (_, today) = sharded_partition(24, &backend).unwrap();
+        assert!(
+            today.same_work_list(&file.partition),
+            "N=24: this version's list {today:?}, the file's {:?}",
+            file.partition
+        );
+        assert_ne!(today.version, file.partition.version);
+    }
+
     #[test]
     fn cpu_counts_match_the_known_values_for_n_1_to_16() {
         let backend = Backend::Cpu(crate::backend::cpu_pool(None).unwrap());
