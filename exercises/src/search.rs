@@ -15,6 +15,16 @@ use kernels::slab::Slab;
 /// (the free columns other than 1). `descend` places `choice` in the next row; a node whose
 /// next row is the last answers `Node::Leaves(k)`, `k` the number of ways to finish it.
 /// `undo` takes a choice back. With `n` up to 32 a `u32` is the set of columns.
+///
+/// The contract the skeleton relies on (`kernels::dfs`):
+/// - `max_depth` is the deepest level a unit's search reaches: the unit's root is depth 0,
+///   and each `descend` that answers `Node::Inner` goes one deeper. The stack keeps one set a
+///   level, so a walk needs `slab_words` = `state_words + (max_depth + 1) × 2` words here; the
+///   harness gives it exactly that, and the CPU walk stops with a message when a search goes
+///   deeper than `max_depth` says.
+/// - `Node::Leaves(k)`: the node is settled without going deeper, and the state is as it was
+///   before this `descend` (no `undo` follows). `Node::Inner(set)`: the state now describes
+///   the child, and `undo` will be called for it.
 pub struct Derangements {
     /// The board size, 2..=32.
     pub n: u32,
@@ -45,9 +55,28 @@ impl DepthFirst for Derangements {
 /// by the skeleton's CPU twin (`kernels::dfs::walk_unit`).
 pub fn count_derangements(n: u32) -> u64 {
     let tree = Derangements { n };
+    let mut words = [0u32; MAX_SLAB];
+    let mut slab = &mut words[..slab_size(&tree)];
     (1..n as u64)
-        .map(|column| kernels::dfs::walk_unit(&tree, &[column], &mut [0u32; 64]))
+        .map(|column| kernels::dfs::walk_unit(&tree, &[column], &mut slab))
         .sum()
+}
+
+/// The most slab words a thread of the harness has (a GPU block of the skeleton gives each of
+/// its threads about as many).
+const MAX_SLAB: usize = 64;
+
+/// The words a walk of `tree` needs, checked against [`MAX_SLAB`]. The harness hands the walk
+/// exactly this many, so that a search deeper than its `max_depth` is caught, not wrapped.
+fn slab_size(tree: &Derangements) -> usize {
+    let words = kernels::dfs::slab_words(tree) as usize;
+    assert!(
+        words <= MAX_SLAB,
+        "n = {}: the walk needs {words} slab words (state_words + (max_depth + 1) × 2); the \
+         harness has {MAX_SLAB} a thread: is max_depth larger than the deepest level?",
+        tree.n
+    );
+    words
 }
 
 /// The same count through the GPU kernel's own loop (`kernels::dfs::walk_warp`), run on the
@@ -58,13 +87,21 @@ pub fn count_derangements_as_a_warp(n: u32) -> u64 {
     let units: [u64; 31] = core::array::from_fn(|i| i as u64 + 1);
     let count = n.saturating_sub(1).min(31) as usize;
     let mut results = [0u64; 31];
+    // Each lane's slab holds exactly the words the walk needs: a search deeper than its
+    // max_depth stops with a message instead of writing past the end.
+    let words = slab_size(&tree);
+    let mut slabs = [[0u32; MAX_SLAB]; 32];
+    let mut lanes = slabs.iter_mut();
     walk_as_one_warp(
         &tree,
         &units[..count],
         1,
         &mut results[..count],
         Report::Counts,
-        || [0u32; 64],
+        || match lanes.next() {
+            Some(slab) => &mut slab[..words],
+            None => unreachable!("one slab for each of the 32 lanes"),
+        },
     );
     results.iter().sum()
 }
@@ -80,6 +117,52 @@ mod tests {
     fn the_tree_counts_the_derangements() {
         for (n, &known) in (2..).zip(&DERANGEMENTS) {
             assert_eq!(count_derangements(n), known, "n = {n}");
+        }
+    }
+
+    /// Your tree with `max_depth` 0: its searches go deeper, which the walk must catch
+    /// (on a GPU they would write past the slab into the next thread's).
+    struct Shallow(Derangements);
+
+    impl kernels::dfs::DepthFirst for Shallow {
+        type Set = u32;
+        fn state_words(&self) -> u32 {
+            self.0.state_words()
+        }
+        fn max_depth(&self) -> u32 {
+            0
+        }
+        fn start<S: kernels::slab::Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
+            self.0.start(unit, state)
+        }
+        fn descend<S: kernels::slab::Slab>(
+            &self,
+            state: &mut S,
+            depth: u32,
+            choice: u32,
+            rest: u32,
+        ) -> kernels::dfs::Node<u32> {
+            self.0.descend(state, depth, choice, rest)
+        }
+        fn undo<S: kernels::slab::Slab>(&self, state: &mut S, depth: u32, choice: u32) {
+            self.0.undo(state, depth, choice)
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "past max_depth")]
+    fn a_max_depth_too_small_is_caught() {
+        let tree = Shallow(Derangements { n: 6 });
+        let mut words = [0u32; MAX_SLAB];
+        let mut slab = &mut words[..kernels::dfs::slab_words(&tree) as usize];
+        kernels::dfs::walk_unit(&tree, &[1], &mut slab);
+    }
+
+    /// Every size the statement allows fits the harness's slab.
+    #[test]
+    fn every_size_fits_the_slab() {
+        for n in 2..=32 {
+            slab_size(&Derangements { n });
         }
     }
 

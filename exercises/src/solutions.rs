@@ -79,7 +79,9 @@ impl DepthFirst for Derangements {
         2
     }
     fn max_depth(&self) -> u32 {
-        self.n
+        // The root (depth 0) chooses row 1; the last Inner node chooses row n - 2, whose
+        // children are counted at once: depth n - 3 at most.
+        self.n.saturating_sub(3)
     }
     fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
         let used = 1 << unit[0];

@@ -539,16 +539,24 @@ pub struct Walked {
 
 /// CPU twin: the solutions under `unit`, searched on this thread with the skeleton's steps.
 /// `slab` must hold [`slab_words`] words.
+#[track_caller]
 pub fn walk_unit<T: DepthFirst, S: Slab>(tree: &T, unit: &[u64], slab: &mut S) -> u64 {
     walk_unit_with_nodes(tree, unit, slab).found
 }
 
 /// [`walk_unit`], also counting the nodes visited.
+///
+/// # Panics
+/// When `slab` knows its size and it is less than [`slab_words`], or the walk descends past
+/// [`DepthFirst::max_depth`] (a tree whose `max_depth` is too small; on the GPU it would
+/// write past its slab into a neighbour's).
+#[track_caller]
 pub fn walk_unit_with_nodes<T: DepthFirst, S: Slab>(
     tree: &T,
     unit: &[u64],
     slab: &mut S,
 ) -> Walked {
+    check_slab(tree, slab);
     let mut walk = Walk::idle(tree.state_words(), slab);
     walk.start(tree, unit, slab);
     loop {
@@ -558,6 +566,31 @@ pub fn walk_unit_with_nodes<T: DepthFirst, S: Slab>(
                 nodes: walk.nodes,
             };
         }
+        assert!(
+            walk.depth <= tree.max_depth(),
+            "the walk descended to depth {}, past max_depth() = {}: max_depth must be the \
+             deepest level a unit's search reaches (the stack keeps one level a depth)",
+            walk.depth,
+            tree.max_depth()
+        );
+    }
+}
+
+/// Panics, with the tree's numbers, when `slab` knows its size and has fewer words than a walk
+/// of `tree` needs.
+#[track_caller]
+fn check_slab<T: DepthFirst, S: Slab>(tree: &T, slab: &S) {
+    if let Some(words) = slab.words() {
+        let needed = slab_words(tree);
+        assert!(
+            words >= needed,
+            "a slab of {words} words for a walk that needs {needed} (slab_words: {} state words \
+             and {} stack levels of {} words, for max_depth() = {})",
+            tree.state_words(),
+            tree.max_depth() + 1,
+            level_words::<T>(),
+            tree.max_depth()
+        );
     }
 }
 
@@ -869,9 +902,11 @@ pub unsafe fn walk_warp<T: DepthFirst, S: Slab>(
 /// alone would do with the whole work list, hand-overs included.
 ///
 /// # Panics
-/// When `units` is not a whole number of units, or `results` does not have the words
-/// `report` needs for them (tests only: the GPU path checks nothing).
+/// When `units` is not a whole number of units, `results` does not have the words `report`
+/// needs for them, or a slab that knows its size is smaller than [`slab_words`] (tests only:
+/// the GPU path checks nothing).
 #[cfg(not(target_arch = "nvptx64"))]
+#[track_caller]
 pub fn walk_as_one_warp<T: DepthFirst, S: Slab>(
     tree: &T,
     units: &[u64],
@@ -893,7 +928,11 @@ pub fn walk_as_one_warp<T: DepthFirst, S: Slab>(
     );
     // The loop adds to each unit's words.
     results.fill(0);
-    let mut lanes = crate::warp::Lanes::from_fn(|_| Lane::new(tree, slab()));
+    let mut lanes = crate::warp::Lanes::from_fn(|_| {
+        let slab = slab();
+        check_slab(tree, &slab);
+        Lane::new(tree, slab)
+    });
     let fixed = crate::work::FixedWork::new(count as u32, false);
     // SAFETY: `units` holds `count` units and `results` the words `report` writes for them
     // (both checked above); they and `fixed` outlive the walk.

@@ -11,6 +11,47 @@ pub trait Slab {
     fn get(&self, index: u32) -> u32;
     /// Sets word `index` to `value`.
     fn set(&mut self, index: u32, value: u32);
+    /// The words it holds, where it knows (the CPU twins check a walk's needs against it);
+    /// `None` for the GPU's shared-memory slabs, whose size the launch sets.
+    #[inline(always)]
+    fn words(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// A CPU slab of exactly the words a walk needs ([`crate::dfs::slab_words`]): unlike the
+/// array slab, it does not wrap an index past its end but panics, saying which word and how
+/// many it has — a search that descends past its `max_depth` writes there.
+impl Slab for &mut [u32] {
+    #[inline(always)]
+    #[track_caller]
+    fn get(&self, index: u32) -> u32 {
+        match <[u32]>::get(self, index as usize) {
+            Some(&word) => word,
+            None => past_the_end(index, self.len()),
+        }
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn set(&mut self, index: u32, value: u32) {
+        let len = self.len();
+        match self.get_mut(index as usize) {
+            Some(word) => *word = value,
+            None => past_the_end(index, len),
+        }
+    }
+    fn words(&self) -> Option<u32> {
+        Some(self.len() as u32)
+    }
+}
+
+#[cold]
+#[track_caller]
+fn past_the_end(index: u32, len: usize) -> ! {
+    panic!(
+        "slab word {index} is past the slab's {len} words (slab_words: the state, then one stack \
+         level a depth up to max_depth): did the search descend deeper than its max_depth()?"
+    )
 }
 
 /// The CPU slab: an array. Indices are taken modulo `N` — one `and` for the power-of-two
@@ -24,6 +65,10 @@ impl<const N: usize> Slab for [u32; N] {
     #[inline(always)]
     fn set(&mut self, index: u32, value: u32) {
         self[index as usize % N] = value;
+    }
+    #[inline(always)]
+    fn words(&self) -> Option<u32> {
+        Some(N as u32)
     }
 }
 
