@@ -45,7 +45,10 @@ mod tests {
             let counts = column_popcounts(Lanes::from_array(rows)).to_array();
             for (column, &count) in counts.iter().enumerate() {
                 let by_hand = rows.iter().filter(|r| *r >> column & 1 == 1).count() as u32;
-                assert_eq!(count, by_hand, "column {column}");
+                assert_eq!(
+                    count, by_hand,
+                    "column {column}: your count (left), expected (right); rows {rows:08x?}"
+                );
             }
         }
     }
@@ -59,7 +62,11 @@ mod tests {
             (0xAAAA_AAAA, 0x5555_5555, 0xAAAA_AAAA),
         ];
         for (mask, a, b) in cases {
-            assert_eq!(bit_select(mask, a, b), (mask & a) | (!mask & b));
+            assert_eq!(
+                bit_select(mask, a, b),
+                (mask & a) | (!mask & b),
+                "bit_select({mask:#010x}, {a:#010x}, {b:#010x}): yours (left), expected (right)"
+            );
         }
     }
 }

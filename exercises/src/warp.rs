@@ -110,7 +110,12 @@ mod tests {
             let mut below = 0;
             for lane in 0..32 {
                 if words[lane] % 3 == 0 {
-                    assert_eq!(ranks[lane], below, "lane {lane}");
+                    assert_eq!(
+                        ranks[lane],
+                        below,
+                        "lane {lane}: your rank (left), expected (right); flags {:?}",
+                        flags.to_array()
+                    );
                     below += 1;
                 }
             }
@@ -121,9 +126,11 @@ mod tests {
     fn warp_max_is_the_largest_value() {
         for words in warps(50) {
             let masked = words.map(|w| w >> (w % 32));
+            let expected = masked.iter().copied().max().unwrap_or(0);
             assert_eq!(
                 warp_max(Lanes::from_array(masked)),
-                *masked.iter().max().unwrap()
+                expected,
+                "your maximum (left), expected (right); lanes {masked:?}"
             );
         }
     }
@@ -135,7 +142,10 @@ mod tests {
             let mut total = 0u32;
             for lane in 0..32 {
                 total = total.wrapping_add(words[lane]);
-                assert_eq!(sums[lane], total, "lane {lane}");
+                assert_eq!(
+                    sums[lane], total,
+                    "lane {lane}: your running total (left), expected (right); lanes {words:?}"
+                );
             }
         }
     }
@@ -147,8 +157,16 @@ mod tests {
             let mut out = [u32::MAX; 32];
             let count = compact_into(Lanes::from_array(words), keep, &mut out);
             let expected: Vec<u32> = words.iter().copied().filter(|w| w & 4 != 0).collect();
-            assert_eq!(&out[..count as usize], &expected[..]);
-            assert!(out[count as usize..].iter().all(|&w| w == u32::MAX));
+            assert_eq!(
+                &out[..count as usize],
+                &expected[..],
+                "your kept values (left), expected (right); lanes {words:?}, keep {:?}",
+                keep.to_array()
+            );
+            assert!(
+                out[count as usize..].iter().all(|&w| w == u32::MAX),
+                "the words after the {count} kept must stay untouched (u32::MAX): {out:?}"
+            );
         }
     }
 
@@ -161,14 +179,24 @@ mod tests {
             let got = claim(want, &counter).to_array();
             let wanting: Vec<usize> = (0..32).filter(|&l| words[l] & 1 == 1).collect();
             for (rank, &lane) in wanting.iter().enumerate() {
-                assert_eq!(got[lane], before + rank as u32, "lane {lane}");
+                assert_eq!(
+                    got[lane],
+                    before + rank as u32,
+                    "lane {lane}: your index (left), expected (right); counter was {before}, lanes asking {wanting:?}"
+                );
             }
             for lane in (0..32).filter(|l| !wanting.contains(l)) {
-                assert_eq!(got[lane], u32::MAX, "lane {lane} did not ask");
+                assert_eq!(
+                    got[lane],
+                    u32::MAX,
+                    "lane {lane} did not ask: your value (left), expected u32::MAX (right)"
+                );
             }
             assert_eq!(
                 counter.load(Ordering::Relaxed),
-                before + wanting.len() as u32
+                before + wanting.len() as u32,
+                "the counter after (left), expected (right): {before} plus the {} lanes asking",
+                wanting.len()
             );
         }
     }

@@ -93,6 +93,12 @@ pub struct RunArgs {
     /// One JSON object on stdout instead of text (and no progress bar).
     #[arg(long)]
     pub json: bool,
+    /// Instead of searching, print what this binary carries (its search's kernel: the PTX and
+    /// the native architectures built beside it) and what it finds here (the GPU, the form
+    /// the kernel loads as on it, the CPU threads), as `warpsearch info` does for the built-in
+    /// searches.
+    #[arg(long, conflicts_with_all = ["shard", "checkpoint", "result", "merge", "estimate", "verify"])]
+    pub info: bool,
     /// Instead of searching, add up the result files of this search's shards (each written
     /// with --shard K/M --result FILE, every shard once) by the search's own rule, and print
     /// the answer. `warpsearch merge` adds numbers up field by field, which is right for
@@ -198,6 +204,96 @@ fn select<S: Search>(search: &S, args: &RunArgs) -> Result<backend::Selected, Er
     )?;
     eprintln!("{}", selected.reason);
     Ok(selected)
+}
+
+/// `--info` as JSON: the search, its kernel as built into the binary, the GPU and the form the
+/// kernel loads as there (or why none is usable), the CPU threads.
+pub fn info<S: Search>(search: &S, args: &RunArgs) -> serde_json::Value {
+    let kernel = search.kernel().filter(|k| !k.ptx.trim().is_empty());
+    let native: Vec<String> = kernel
+        .map(|k| {
+            k.native
+                .iter()
+                .map(|(arch, _)| format!("sm_{arch}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let target = kernel.and_then(|k| {
+        k.ptx
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(".target "))
+            .map(|t| t.trim().to_string())
+    });
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let mut value = serde_json::json!({
+        "problem": search.problem(),
+        "size": search.size(),
+        "version": env!("CARGO_PKG_VERSION"),
+        "kernel": kernel.map(|k| k.name),
+        "ptx_bytes": kernel.map(|k| k.ptx.len()),
+        "ptx_target": target,
+        "native_archs": native,
+        "cpu_threads": threads,
+    });
+    match crate::gpu::GpuDevice::open() {
+        Ok(device) => {
+            value["gpu"] = device.describe().into();
+            if let Some(k) = kernel {
+                value["kernel_loaded_as"] = match device.load_kernel_from(k.ptx, k.native, k.name) {
+                    Ok(_) => crate::gpu::kernel_form(k.native, device.compute_capability)
+                        .to_string()
+                        .into(),
+                    Err(why) => format!("not loaded: {why}").into(),
+                };
+            }
+        }
+        Err(why) => value["gpu_unavailable"] = why.to_string().into(),
+    }
+    value
+}
+
+/// `--info` as text, from [`info`]'s JSON.
+fn info_text(value: &serde_json::Value) -> String {
+    let text = |key: &str| value[key].as_str().unwrap_or("?").to_string();
+    let mut lines = vec![format!(
+        "{} {} (warpsearch {})",
+        text("problem"),
+        value["size"],
+        text("version")
+    )];
+    if value["kernel"].is_null() {
+        lines.push("  GPU kernel: none built into this binary (CPU only)".into());
+    } else {
+        lines.push(format!(
+            "  GPU kernel: {} ({} bytes of PTX for {})",
+            text("kernel"),
+            value["ptx_bytes"],
+            text("ptx_target")
+        ));
+        let native: Vec<&str> = value["native_archs"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        lines.push(if native.is_empty() {
+            "  native code: none (built without ptxas): every GPU compiles the PTX on its machine's first run".into()
+        } else {
+            format!(
+                "  native code: {} (other GPUs compile the PTX on their machine's first run)",
+                native.join(", ")
+            )
+        });
+    }
+    if value["gpu"].is_string() {
+        let loaded = value["kernel_loaded_as"]
+            .as_str()
+            .map(|form| format!("; kernel loaded as {form}"))
+            .unwrap_or_default();
+        lines.push(format!("  GPU: {}{loaded}", text("gpu")));
+    } else {
+        lines.push(format!("  GPU: none usable: {}", text("gpu_unavailable")));
+    }
+    lines.push(format!("  CPU: {} threads", value["cpu_threads"]));
+    lines.join("\n")
 }
 
 /// A flag that Ctrl-C (or SIGTERM) raises, for the run's cancellation.
@@ -402,6 +498,15 @@ fn try_run<S: Search>(
     args: &RunArgs,
     answer: impl FnOnce(&S::Partial, f64) -> Answer,
 ) -> Result<ExitCode, Error> {
+    if args.info {
+        let value = info(search, args);
+        if args.json {
+            println!("{value}");
+        } else {
+            println!("{}", info_text(&value));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(budget) = args.estimate {
         return estimate(search, args, budget);
     }

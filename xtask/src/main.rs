@@ -517,6 +517,22 @@ fn kit_test() -> Result {
     println!(
         "xtask: nqueens-simple 13: 20 % of its chunks recounted by --verify, equal; an edited file refused"
     );
+    // --info: the binary names its kernel and the PTX it carries.
+    let output = Command::new(&example)
+        .args(["13", "--info", "--json"])
+        .output()
+        .map_err(|e| format!("nqueens-simple --info: {e}"))?;
+    let (value, text) = json_line(&output, "nqueens-simple --info")?;
+    if !output.status.success()
+        || !value["kernel"].is_string()
+        || value["ptx_bytes"].as_u64().unwrap_or(0) == 0
+        || !value["cpu_threads"].is_u64()
+    {
+        return Err(format!(
+            "nqueens-simple 13 --info: expected its kernel, PTX and threads, got {text}"
+        ));
+    }
+    println!("xtask: nqueens-simple --info: {}", text.trim());
     let checkpoint = dir.join("checkpoint.json");
     let start = || {
         let mut command = Command::new(&example);

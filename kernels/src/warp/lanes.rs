@@ -106,8 +106,10 @@ impl<T: Copy> Lanes<T> {
 
     /// Reads a value the caller knows to be equal in every lane (the result of a reduction
     /// or a broadcast). GPU: this lane's copy. CPU: lane 0's, and in debug builds a check
-    /// that every lane holds the same (a value that differs is a bug the GPU would not show).
+    /// that every lane holds the same (a value that differs is a bug the GPU would not show;
+    /// the panic names the caller's line, not this one).
     #[inline(always)]
+    #[track_caller]
     pub fn uniform(self) -> T
     where
         T: PartialEq + core::fmt::Debug,
@@ -358,6 +360,33 @@ mod tests {
     #[should_panic(expected = "differs between lanes")]
     fn uniform_of_a_value_that_differs_between_lanes_fails_in_debug_builds() {
         lane_id().uniform();
+    }
+
+    /// The panic points at the line that called `uniform()` (`#[track_caller]`), where the
+    /// mistake is, not into this file's `uniform`.
+    #[test]
+    fn uniform_s_panic_names_the_caller_s_line() {
+        use std::sync::{Arc, Mutex};
+        let lines = Arc::new(Mutex::new(std::vec::Vec::new()));
+        let seen = Arc::clone(&lines);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(std::boxed::Box::new(move |info| {
+            if let (Some(location), Ok(mut lines)) = (info.location(), seen.lock()) {
+                lines.push(location.line());
+            }
+        }));
+        let line = line!() + 1;
+        let result = std::panic::catch_unwind(|| lane_id().uniform());
+        std::panic::set_hook(previous);
+        assert!(
+            result.is_err(),
+            "uniform() of lane ids must panic in a debug build"
+        );
+        let lines = lines.lock().map(|l| l.clone()).unwrap_or_default();
+        assert!(
+            lines.contains(&line),
+            "panic lines {lines:?}, expected the caller's {line}"
+        );
     }
 
     #[test]
