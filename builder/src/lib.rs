@@ -20,6 +20,8 @@
 //! # let _ = ptx;
 //! ```
 
+pub mod tools;
+
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -493,21 +495,54 @@ impl Builder {
     }
 
     /// The `ptxas` to assemble the PTX with: `<PREFIX>_PTXAS`, else `WARPSEARCH_PTXAS`, else
-    /// `ptxas` on the PATH.
-    fn ptxas(&self) -> Option<PathBuf> {
-        println!("cargo:rerun-if-env-changed=WARPSEARCH_PTXAS");
+    /// `ptxas` on the PATH, else in `$CUDA_HOME/bin` (or `$CUDA_PATH/bin`), else the pinned
+    /// wheel's in the per-user cache ([`tools::cache_dir`]), fetched there the first time
+    /// unless `WARPSEARCH_NO_FETCH` is set. Err: why there is none (for the one warning).
+    fn ptxas(&self) -> Result<PathBuf, String> {
+        for name in [
+            "WARPSEARCH_PTXAS",
+            "CUDA_HOME",
+            "CUDA_PATH",
+            tools::NO_FETCH,
+            "WARPSEARCH_TOOLS_DIR",
+        ] {
+            println!("cargo:rerun-if-env-changed={name}");
+        }
         for name in [
             format!("{}_PTXAS", self.env_prefix),
             "WARPSEARCH_PTXAS".into(),
         ] {
             if let Some(path) = env::var_os(name) {
-                return Some(PathBuf::from(path));
+                return Ok(PathBuf::from(path));
             }
         }
-        let path = env::var_os("PATH")?;
-        env::split_paths(&path)
-            .map(|dir| dir.join("ptxas"))
-            .find(|candidate| candidate.is_file())
+        let on_path = env::var_os("PATH").and_then(|path| {
+            env::split_paths(&path)
+                .map(|dir| dir.join("ptxas"))
+                .find(|candidate| candidate.is_file())
+        });
+        let in_cuda = ["CUDA_HOME", "CUDA_PATH"].iter().find_map(|name| {
+            let path = PathBuf::from(env::var_os(name)?).join("bin").join("ptxas");
+            path.is_file().then_some(path)
+        });
+        if let Some(path) = on_path.or(in_cuda) {
+            return Ok(path);
+        }
+        let cache = tools::cache_dir()
+            .ok_or("no cache folder (neither HOME nor WARPSEARCH_TOOLS_DIR is set)")?;
+        let cached = tools::PTXAS.path_in(&cache);
+        if cached.is_file() {
+            return Ok(cached);
+        }
+        if env::var_os(tools::NO_FETCH).is_some() {
+            return Err(format!("none found, and {} is set", tools::NO_FETCH));
+        }
+        tools::PTXAS.fetch_into(&cache).map_err(|why| {
+            format!(
+                "fetching the pinned wheel into {} failed: {why}",
+                cache.display()
+            )
+        })
     }
 
     /// When `ptxas` is available, assembles the PTX into a cubin for each native architecture
@@ -526,13 +561,16 @@ impl Builder {
             println!("cargo:rerun-if-env-changed={name}");
         }
         let all_stats = stats_names.iter().any(|name| env::var_os(name).is_some());
-        let Some(ptxas) = self.ptxas() else {
-            println!(
-                "cargo:warning=no ptxas (set {}_PTXAS or put ptxas on the PATH; `cargo xtask` fetches it): \
-                 the kernels are embedded as PTX only, which the driver compiles on each machine's first run",
-                self.env_prefix
-            );
-            return Vec::new();
+        let ptxas = match self.ptxas() {
+            Ok(ptxas) => ptxas,
+            Err(why) => {
+                println!(
+                    "cargo:warning=no ptxas ({why}; set {}_PTXAS or put ptxas on the PATH): the kernels are \
+                     embedded as PTX only, which the driver compiles on each machine's first run",
+                    self.env_prefix
+                );
+                return Vec::new();
+            }
         };
         let mut archs = self.native_archs.clone();
         if !archs.contains(&self.target_cpu) {

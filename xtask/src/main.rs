@@ -26,17 +26,12 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use warpsearch_builder::Toolchain;
+use warpsearch_builder::{Toolchain, tools};
 
 mod cluster;
 mod fresh;
 mod learn;
 
-/// The ptxas wheel (NVIDIA's assembler on PyPI; runs without a GPU).
-const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
-/// The nvdisasm wheel (SASS from cubins; its 13.x build reads sm_80 and sm_90 cubins, and there
-/// is no `-cu12` one).
-const NVDISASM_WHEEL: &str = "nvidia-cuda-nvdisasm==13.5.37";
 /// Architectures the PTX must assemble for.
 const PTXAS_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
@@ -708,77 +703,30 @@ fn check_ptxas_report(arch: &str, report: &str) -> Result {
 
 /// Where [`ensure_ptxas`] puts ptxas.
 fn ptxas_path() -> PathBuf {
-    root().join(".tools/nvidia/cuda_nvcc/bin/ptxas")
+    tools::PTXAS.path_in(&root().join(".tools"))
 }
 
-/// ptxas from the PyPI wheel in .tools/, downloaded on first use.
+/// ptxas from the pinned PyPI wheel in .tools/, downloaded on first use.
 fn ensure_ptxas() -> Result<PathBuf> {
-    fetch_tool(
-        PTXAS_WHEEL,
-        "nvidia_cuda_nvcc_cu12-*.whl",
-        "nvidia/cuda_nvcc/bin/ptxas",
-        "ptxas",
-    )
+    fetch_tool(tools::PTXAS)
 }
 
-/// nvdisasm (SASS from a cubin) from its PyPI wheel in .tools/, downloaded on first use.
+/// nvdisasm (SASS from a cubin) from its pinned PyPI wheel in .tools/, downloaded on first use.
 fn ensure_nvdisasm() -> Result<PathBuf> {
-    fetch_tool(
-        NVDISASM_WHEEL,
-        "nvidia_cuda_nvdisasm-*.whl",
-        "nvidia/cu13/bin/nvdisasm",
-        "nvdisasm",
-    )
+    fetch_tool(tools::NVDISASM)
 }
 
-/// `.tools/MEMBER`, extracted from the wheel `spec` (found in .tools/wheels/ by `pattern`)
-/// the first time it is asked for.
-fn fetch_tool(spec: &str, pattern: &str, member: &str, name: &str) -> Result<PathBuf> {
+/// `.tools/<the tool>`, fetched from its wheel the first time (the builder's own fetch, which a
+/// crate outside this repository uses with a per-user cache instead).
+fn fetch_tool(wheel: tools::Wheel) -> Result<PathBuf> {
     let tools = root().join(".tools");
-    let path = tools.join(member);
-    if path.exists() {
-        return Ok(path);
+    if !wheel.path_in(&tools).is_file() {
+        eprintln!(
+            "xtask: downloading {} ({}) into .tools/",
+            wheel.name, wheel.spec
+        );
     }
-    let wheels = tools.join("wheels");
-    status(
-        Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-            ])
-            .arg(&wheels)
-            .arg(spec),
-        &format!("downloading {name} ({spec}) into .tools/"),
-    )?;
-    let extract = "import sys, zipfile, glob\n\
-        wheel = glob.glob(sys.argv[1] + '/' + sys.argv[3])[0]\n\
-        zipfile.ZipFile(wheel).extract(sys.argv[4], sys.argv[2])";
-    status(
-        Command::new("python3")
-            .args(["-c", extract])
-            .arg(&wheels)
-            .arg(&tools)
-            .args([pattern, member]),
-        &format!("extracting {name}"),
-    )?;
-    make_executable(&path)?;
-    Ok(path)
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) -> Result {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
-}
-
-#[cfg(not(unix))]
-fn make_executable(_: &Path) -> Result {
-    Ok(())
+    wheel.fetch_into(&tools)
 }
 
 /// Prepares bundle/ (git-ignored), everything a GPU machine needs to run the benchmark
