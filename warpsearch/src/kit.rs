@@ -359,7 +359,7 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
             let estimate = engine::estimate(search, probes, args.seed)?;
             if !args.json {
                 println!(
-                    "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} units, seed {})",
+                    "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} {}, seed {})",
                     search.problem(),
                     search.size(),
                     estimate.nodes,
@@ -367,6 +367,8 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
                     estimate.high,
                     estimate.probes,
                     estimate.units,
+                    // A search that expands its list probes below the roots it expands.
+                    if S::EXPANDS { "roots" } else { "units" },
                     args.seed
                 );
                 if let Some((units, lanes)) = underfilled {
