@@ -4,7 +4,7 @@
 //! A cell's four [`Pattern`]s are kept as one base-11 code (direction `d` is digit `d`), so a
 //! pattern that changes in one line moves the code by `(new - old) · 11^d`, and everything
 //! that depends on the four together is one lookup in a table of 11⁴ = 14,641 entries (229 KB),
-//! built once from the [`Knobs`].
+//! built once from the engine's tuning knobs (`WARPSEARCH_GOMOKU_KNOBS`).
 
 use super::knobs::Knobs;
 use super::pattern::Pattern;
