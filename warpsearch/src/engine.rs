@@ -36,8 +36,9 @@
 //! [`run`] is the engine for a search that fits the calling convention above. Under it are
 //! [`run_chunks`] — the work list's [`Partition`] into chunks, the ledger of finished chunks
 //! (checkpoints, shards, result files), one worker per GPU (or the CPU pool) taking chunks
-//! from a [`ChunkSource`] as fast as it finishes them, progress, Ctrl-C and the first error
-//! stopping the others — and [`crate::feed::run_fed`], one launch a GPU fed chunk by chunk.
+//! from a [`ChunkSource`] as fast as it finishes them, progress, Ctrl-C, and a failing
+//! worker dropped with its chunks handed to the others — and [`crate::feed::run_fed`], one
+//! launch a GPU fed chunk by chunk.
 //! [`run`] is these two with the calling convention above; a search whose kernel has a
 //! convention of its own uses them directly: the built-in N-Queens count (constellation jobs)
 //! and no-three-in-line (warp-per-board subtrees whose boards are tagged by chunk) do, so

@@ -37,6 +37,12 @@ pub enum Error {
         /// What went wrong there.
         source: Box<Error>,
     },
+    /// Every device of a run failed, one after another; the checkpoint keeps what they
+    /// finished.
+    #[error(
+        "every device of the run failed ({0}); the chunks they finished are in the checkpoint, if one was kept"
+    )]
+    DevicesFailed(String),
     /// Reading or writing a file.
     #[error("{path}: {source}")]
     Io {

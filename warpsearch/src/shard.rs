@@ -340,6 +340,9 @@ pub struct ShardResult<P> {
     /// What each device did in the shard's last run.
     #[serde(default)]
     pub per_device: Vec<DeviceShare>,
+    /// Devices that failed in the shard's last run and were dropped from it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
     /// Every chunk of the shard with its counts, in chunk order.
     pub chunks: Vec<ChunkCount<P>>,
     /// BLAKE3 over the partition, the shard and `chunks` ([`digest`]): a file edited by hand,
@@ -563,6 +566,18 @@ pub struct DeviceShare {
     pub seconds: f64,
 }
 
+/// A device that failed during a run and was dropped from it: the run went on without it, and
+/// the chunks it had not finished were counted again by the others.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    /// The device, as [`DeviceShare::device`].
+    pub device: String,
+    /// What went wrong.
+    pub error: String,
+    /// The chunks it held unfinished, handed to the other devices.
+    pub recounted: Vec<u32>,
+}
+
 /// What [`run_chunks`] returns: the shard's counts, its seconds over every run, and each
 /// worker's share of this run.
 #[derive(Clone, Debug)]
@@ -575,6 +590,8 @@ pub struct ChunkRun<P> {
     pub seconds: f64,
     /// Each worker's part of this run.
     pub shares: Vec<DeviceShare>,
+    /// The devices that failed and were dropped, and the chunks counted again elsewhere.
+    pub faults: Vec<Fault>,
 }
 
 impl<P: Serialize> ChunkRun<P> {
@@ -594,6 +611,7 @@ impl<P: Serialize> ChunkRun<P> {
             backend: backend.kind().into(),
             devices: vec![backend.describe()],
             per_device: self.shares,
+            faults: self.faults,
             chunks: self.chunks,
         })
     }
@@ -647,6 +665,8 @@ pub struct Workers {
     /// ends when its last chunks do, and a heavy chunk handed out last keeps one GPU busy
     /// while the others idle. `None`: in the partition's order.
     pub weights: Option<Vec<f64>>,
+    /// A fault to inject, for tests and drills ([`Workers::of`] reads [`FAULT_VARIABLE`]).
+    pub fault: Option<Injected>,
 }
 
 impl Workers {
@@ -700,11 +720,13 @@ impl Workers {
                 names: vec![backend.describe()],
                 max_batch: 1,
                 weights: None,
+                fault: Injected::from_env(),
             },
             crate::backend::Backend::Gpu(gpus) => Workers {
                 names: gpus.all().iter().map(|d| d.label()).collect(),
                 max_batch: usize::MAX,
                 weights: None,
+                fault: Injected::from_env(),
             },
         }
     }
@@ -754,12 +776,46 @@ struct Ledger<P> {
     failure: Option<Error>,
     /// A checkpoint save has failed (the warning is printed once; later saves are tried).
     save_failed: bool,
+    /// Chunks of failed workers, handed out again before the rest of the list.
+    requeued: Vec<u32>,
+    /// Workers that failed and are out of the run.
+    dropped: Vec<bool>,
+    faults: Vec<Fault>,
+    /// Chunks each worker has reported in this run (for [`Injected`] faults).
+    reported: Vec<u32>,
 }
 
 impl<P: Partial> Ledger<P> {
     /// The finished chunks in chunk order.
     fn chunks(&self) -> Vec<ChunkCount<P>> {
         self.done.values().cloned().collect()
+    }
+}
+
+/// The environment variable that injects a device fault, for tests and drills: `K:M` makes
+/// worker K (0-based, in the order the run lists its devices; each GPU lane is one) fail when
+/// it reports its (M+1)-th chunk, as a lost device or a failed copy would.
+pub const FAULT_VARIABLE: &str = "WARPSEARCH_FAULT";
+
+/// A device fault to inject ([`FAULT_VARIABLE`]): worker `worker` fails when it reports its
+/// chunk number `after + 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Injected {
+    /// The worker (0-based, in [`Workers::names`]' order).
+    pub worker: usize,
+    /// Chunks it reports before it fails.
+    pub after: u32,
+}
+
+impl Injected {
+    /// The fault [`FAULT_VARIABLE`] asks for, if it is set and reads `K:M`.
+    pub fn from_env() -> Option<Injected> {
+        let text = std::env::var(FAULT_VARIABLE).ok()?;
+        let (worker, after) = text.split_once(':')?;
+        Some(Injected {
+            worker: worker.trim().parse().ok()?,
+            after: after.trim().parse().ok()?,
+        })
     }
 }
 
@@ -857,7 +913,12 @@ pub fn run_chunks<P: Partial + Send>(
             .collect(),
         failure: None,
         save_failed: false,
+        requeued: Vec::new(),
+        dropped: vec![false; workers.names.len()],
+        faults: Vec::new(),
+        reported: vec![0; workers.names.len()],
     });
+    let injected = workers.fault;
     let lock = || {
         ledger
             .lock()
@@ -871,13 +932,27 @@ pub fn run_chunks<P: Partial + Send>(
                 return Ok(Vec::new());
             }
             let mut ledger = lock()?;
-            let left = todo.len() - ledger.next;
-            let take = match count {
-                Some(count) => count.min(left),
-                None => workers.next_batch(left),
+            if ledger.dropped[index] {
+                return Ok(Vec::new());
+            }
+            // A failed worker's chunks first: they are the ones the run waits on.
+            let requeued = ledger.requeued.len();
+            let batch = if requeued > 0 {
+                let take = match count {
+                    Some(count) => count.min(requeued),
+                    None => workers.next_batch(requeued),
+                };
+                ledger.requeued.drain(..take).collect()
+            } else {
+                let left = todo.len() - ledger.next;
+                let take = match count {
+                    Some(count) => count.min(left),
+                    None => workers.next_batch(left),
+                };
+                let batch = todo[ledger.next..ledger.next + take].to_vec();
+                ledger.next += take;
+                batch
             };
-            let batch = todo[ledger.next..ledger.next + take].to_vec();
-            ledger.next += take;
             for &chunk in &batch {
                 ledger.owner[chunk as usize] = Some(index);
             }
@@ -892,6 +967,18 @@ pub fn run_chunks<P: Partial + Send>(
                     "chunk {chunk} reported twice or by a worker it was not given to"
                 )));
             }
+            if let Some(fault) = injected.filter(|f| f.worker == index)
+                && ledger.reported[index] >= fault.after
+            {
+                return Err(Error::OnDevice {
+                    device: workers.names[index].clone(),
+                    source: Box::new(Error::Verification(format!(
+                        "a fault injected by {FAULT_VARIABLE} after {} chunks",
+                        fault.after
+                    ))),
+                });
+            }
+            ledger.reported[index] += 1;
             let share = &mut ledger.shares[index];
             share.chunks += 1;
             share.units += partition.chunk_range(chunk).len() as u64;
@@ -937,7 +1024,54 @@ pub fn run_chunks<P: Partial + Send>(
                 None => Ok(()),
             }
         });
-        if let Err(error) = outcome {
+        let survivors = (0..workers.names.len())
+            .filter(|&w| w != index && !ledger.dropped[w])
+            .count();
+        match outcome {
+            Err(error)
+                if !matches!(error, Error::Interrupted)
+                    && survivors > 0
+                    && !stoppable.cancelled() =>
+            {
+                // A failing device is dropped, not the run: its unfinished chunks go to the
+                // others, and the run ends exact without it.
+                ledger.dropped[index] = true;
+                let unfinished: Vec<u32> = todo
+                    .iter()
+                    .copied()
+                    .filter(|&c| {
+                        ledger.owner[c as usize] == Some(index) && !ledger.done.contains_key(&c)
+                    })
+                    .collect();
+                for &chunk in &unfinished {
+                    ledger.owner[chunk as usize] = None;
+                }
+                ledger.requeued.extend(&unfinished);
+                let device = workers.names[index].clone();
+                progress.note(&format!(
+                    "warning: {device} failed ({error}); it is dropped from the run, and its {} unfinished chunks go to the other devices",
+                    unfinished.len()
+                ));
+                ledger.faults.push(Fault {
+                    device,
+                    error: error.to_string(),
+                    recounted: unfinished,
+                });
+                return Ok(());
+            }
+            _ => {}
+        }
+        if let Err(mut error) = outcome {
+            if !ledger.faults.is_empty() && !matches!(error, Error::Interrupted) {
+                // The last device of the run failed too.
+                let mut devices: Vec<String> = ledger
+                    .faults
+                    .iter()
+                    .map(|f| format!("{}: {}", f.device, f.error))
+                    .collect();
+                devices.push(format!("{}: {error}", workers.names[index]));
+                error = Error::DevicesFailed(devices.join("; "));
+            }
             // The first real failure wins over the others' "interrupted".
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let replace = match (&ledger.failure, &error) {
@@ -952,26 +1086,59 @@ pub fn run_chunks<P: Partial + Send>(
         Ok(())
     };
     let worker = &worker;
-    let joined: Vec<Result<()>> = if workers.names.len() <= 1 {
-        vec![worker(0)]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers.names.len())
-                .map(|index| scope.spawn(move || worker(index)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::Verification("a worker panicked".into())))
-                })
+    // Rounds: a worker that fails after the others have emptied the list leaves its chunks
+    // for another round of the workers still in the run.
+    let mut joined: Vec<Result<()>> = Vec::new();
+    loop {
+        let alive: Vec<usize> = {
+            let ledger = lock()?;
+            (0..workers.names.len())
+                .filter(|&w| !ledger.dropped[w])
                 .collect()
-        })
-    };
+        };
+        joined.extend(match alive.as_slice() {
+            [] => Vec::new(),
+            [only] => vec![worker(*only)],
+            _ => std::thread::scope(|scope| {
+                let handles: Vec<_> = alive
+                    .iter()
+                    .map(|&index| scope.spawn(move || worker(index)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(Error::Verification("a worker panicked".into()))
+                        })
+                    })
+                    .collect()
+            }),
+        });
+        let mut ledger = lock()?;
+        let anyone_left = ledger.dropped.iter().any(|d| !d);
+        if ledger.requeued.is_empty() || ledger.failure.is_some() || control.cancelled() {
+            break;
+        }
+        if !anyone_left {
+            let devices: Vec<String> = ledger
+                .faults
+                .iter()
+                .map(|f| format!("{}: {}", f.device, f.error))
+                .collect();
+            ledger.failure = Some(Error::DevicesFailed(devices.join("; ")));
+            break;
+        }
+    }
     progress.finish();
     let ledger = ledger
         .into_inner()
         .map_err(|_| Error::Verification("a worker thread panicked".into()))?;
+    for fault in &ledger.faults {
+        progress.note(&format!(
+            "{} failed and was dropped ({}); chunks counted again on the other devices: {:?}",
+            fault.device, fault.error, fault.recounted
+        ));
+    }
     if let Err(error) = save(&ledger) {
         // A finished count is still returned (and printed by the caller); a stopped one can
         // resume only from the last save that worked.
@@ -1009,6 +1176,7 @@ pub fn run_chunks<P: Partial + Send>(
         chunks,
         seconds: earlier + started.elapsed().as_secs_f64(),
         shares,
+        faults: ledger.faults,
     })
 }
 
@@ -1122,6 +1290,7 @@ mod tests {
             names: (0..count).map(|i| format!("worker {i}")).collect(),
             max_batch,
             weights: None,
+            fault: None,
         }
     }
 
@@ -1237,38 +1406,155 @@ mod tests {
         );
     }
 
+    /// A worker that fails mid-run is dropped: its unfinished chunks go to the others, and
+    /// the run ends exact, naming it and the chunks counted again.
     #[test]
-    fn a_failing_worker_stops_the_others_and_its_error_is_returned() {
+    fn a_failing_worker_is_dropped_and_the_run_ends_exact() {
         let p = partition();
-        let started = AtomicUsize::new(0);
-        let outcome = run_chunks::<Sum>(
+        // The others wait until worker 2 has failed, so that it gets its chunks whatever the
+        // threads' timing.
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let run = run_chunks::<Sum>(
             &p,
             Shard::WHOLE,
             None,
             &RunControl::quiet(),
             &workers(4, 2),
-            |worker, source, control, report| loop {
-                let chunks = source.batch()?;
-                if chunks.is_empty() {
-                    return Ok(());
-                }
-                started.fetch_add(1, Ordering::Relaxed);
-                if worker == 2 {
-                    return Err(Error::SearchLimit("worker 2 broke".into()));
-                }
-                for &chunk in &chunks {
-                    if control.cancelled() {
-                        return Err(Error::Interrupted);
+            |worker, source, control, report| {
+                let mut ran = 0;
+                loop {
+                    let chunks = source.batch()?;
+                    if chunks.is_empty() {
+                        return Ok(());
                     }
-                    std::thread::sleep(Duration::from_millis(2));
-                    report(chunk, Sum(1))?;
+                    for &chunk in &chunks {
+                        if control.cancelled() {
+                            return Err(Error::Interrupted);
+                        }
+                        // Worker 2 fails on its third chunk, holding the rest of its batch.
+                        if worker == 2 && ran == 2 {
+                            failed.store(true, Ordering::Relaxed);
+                            return Err(Error::SearchLimit("worker 2 broke".into()));
+                        }
+                        while worker != 2 && !failed.load(Ordering::Relaxed) {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                        report(chunk, Sum(u64::from(chunk)))?;
+                        ran += 1;
+                    }
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(run.counts.0, (0..37).sum::<u64>(), "every chunk once");
+        assert_eq!(run.chunks.len(), 37);
+        assert_eq!(run.faults.len(), 1, "{:?}", run.faults);
+        assert_eq!(run.faults[0].device, "worker 2");
+        assert!(run.faults[0].error.contains("worker 2 broke"));
+        assert!(!run.faults[0].recounted.is_empty());
+        for chunk in &run.faults[0].recounted {
+            assert_ne!(run.chunks[*chunk as usize].device, "worker 2");
+        }
+    }
+
+    /// When every worker fails, the run stops with an error that names them, and the chunks
+    /// finished before are in the checkpoint.
+    #[test]
+    fn when_every_worker_fails_the_run_stops_and_keeps_its_checkpoint() {
+        let p = partition();
+        let dir = tempfile::tempdir().unwrap();
+        let file = CheckpointFile {
+            path: dir.path().join("ck.json"),
+            every: Duration::from_secs(3600),
+        };
+        let outcome = run_chunks::<Sum>(
+            &p,
+            Shard::WHOLE,
+            Some(&file),
+            &RunControl::quiet(),
+            &workers(3, 1),
+            |worker, source, _, report| {
+                let mut ran = 0;
+                loop {
+                    let chunks = source.batch()?;
+                    if chunks.is_empty() {
+                        return Ok(());
+                    }
+                    if ran == 3 {
+                        return Err(Error::SearchLimit(format!("worker {worker} broke")));
+                    }
+                    report(chunks[0], Sum(1))?;
+                    ran += 1;
                 }
             },
         );
         match outcome {
-            Err(Error::SearchLimit(message)) => assert!(message.contains("worker 2")),
+            Err(Error::DevicesFailed(all)) => {
+                assert!(
+                    (0..3).all(|w| all.contains(&format!("worker {w} broke"))),
+                    "{all}"
+                )
+            }
             other => panic!("{:?}", other.map(|r| r.counts)),
         }
+        let saved: ChunkFile<Sum> = ChunkFile::read(&file.path, false).unwrap();
+        assert_eq!(
+            saved.chunks.len(),
+            9,
+            "three chunks from each worker before it failed"
+        );
+    }
+
+    /// An injected fault (as `WARPSEARCH_FAULT=1:5` asks) drops worker 1 at its sixth report;
+    /// the run still counts every chunk once.
+    #[test]
+    fn an_injected_fault_drops_its_worker_and_the_run_ends_exact() {
+        let p = partition();
+        let mut three = workers(3, 1);
+        three.fault = Some(Injected {
+            worker: 1,
+            after: 5,
+        });
+        // The others wait until worker 1 has met its fault, so that it gets its six chunks
+        // whatever the threads' timing.
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let run = run_chunks::<Sum>(
+            &p,
+            Shard::WHOLE,
+            None,
+            &RunControl::quiet(),
+            &three,
+            |worker, source, _, report| loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                while worker != 1 && !failed.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let reported = report(chunks[0], Sum(u64::from(chunks[0])));
+                if reported.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                reported?;
+            },
+        )
+        .unwrap();
+        assert_eq!(run.counts.0, (0..37).sum::<u64>());
+        assert_eq!(run.faults.len(), 1);
+        assert!(
+            run.faults[0].error.contains(FAULT_VARIABLE),
+            "{:?}",
+            run.faults
+        );
+        let by_one = run.chunks.iter().filter(|c| c.device == "worker 1").count();
+        assert_eq!(by_one, 5, "worker 1 reported five chunks before its fault");
+        assert_eq!(run.faults[0].recounted.len(), 1, "the chunk it held");
+    }
+
+    #[test]
+    fn guided_batches_shrink_as_the_list_empties() {
         // Guided batches: several workers share the chunks, batches shrink.
         let w = workers(2, usize::MAX);
         assert_eq!(w.next_batch(256), 64);
@@ -1332,6 +1618,7 @@ mod tests {
                 backend: "cpu".into(),
                 devices: vec![],
                 per_device: vec![],
+                faults: vec![],
                 digest: digest(partition, shard, &chunks, &counts).unwrap(),
                 counts,
                 chunks,
@@ -1456,6 +1743,7 @@ mod tests {
             backend: "gpu".into(),
             devices: vec![],
             per_device: vec![],
+            faults: vec![],
             digest: digest(&p, shard, &chunks, &counts).unwrap(),
             counts,
             chunks,
