@@ -444,6 +444,16 @@ fn window_vcf(board: &gomoku::engine::Board, args: &VcfArgs) -> Solved {
     }
 }
 
+/// A batch line that could not be searched: as JSON or text.
+fn print_line_error(json: bool, number: usize, why: &str) -> Result<(), Error> {
+    if json {
+        out!("{}", serde_json::json!({"line": number, "error": why}));
+    } else {
+        out!("line {number}: error: {why}");
+    }
+    Ok(())
+}
+
 /// `gomoku vcf --batch` on boards the 15-line solver does not cover (renju, sides other than
 /// 15): the engine's VCF on every CPU thread.
 fn run_window_vcf_batch(
@@ -518,11 +528,7 @@ fn run_window_vcf_batch(
             }
             Err(why) => {
                 errors += 1;
-                if args.common.json {
-                    out!("{}", serde_json::json!({"line": number, "error": why}));
-                } else {
-                    out!("line {number}: error: {why}");
-                }
+                print_line_error(args.common.json, number, why)?;
             }
         }
     }
@@ -594,11 +600,7 @@ fn run_vcf_batch(
         let solved = match position {
             Err(why) => {
                 errors += 1;
-                if args.common.json {
-                    out!("{}", serde_json::json!({"line": number, "error": why}));
-                } else {
-                    out!("line {number}: error: {why}");
-                }
+                print_line_error(args.common.json, *number, why)?;
                 continue;
             }
             Ok((_, side)) => (side, answer.next()),
