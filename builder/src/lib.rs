@@ -494,35 +494,42 @@ impl Builder {
         Ok(limited)
     }
 
-    /// The `ptxas` to assemble the PTX with: `<PREFIX>_PTXAS`, else `WARPSEARCH_PTXAS`, else
-    /// `ptxas` on the PATH, else in `$CUDA_HOME/bin` (or `$CUDA_PATH/bin`), else the pinned
-    /// wheel's in the per-user cache ([`tools::cache_dir`]), fetched there the first time
-    /// unless `WARPSEARCH_NO_FETCH` is set. Err: why there is none (for the one warning).
+    /// The `ptxas` to assemble the PTX with (see [`find_tool`](Self::find_tool)).
     fn ptxas(&self) -> Result<PathBuf, String> {
-        for name in [
-            "WARPSEARCH_PTXAS",
+        self.find_tool(tools::PTXAS, "PTXAS")
+    }
+
+    /// A tool of `wheel`: `<PREFIX>_<VAR>`, else `WARPSEARCH_<VAR>`, else the tool on the
+    /// PATH, else in `$CUDA_HOME/bin` (or `$CUDA_PATH/bin`), else the pinned wheel's in the
+    /// per-user cache ([`tools::cache_dir`]), fetched there the first time unless
+    /// `WARPSEARCH_NO_FETCH` is set. Err: why there is none (for the one warning).
+    fn find_tool(&self, wheel: tools::Wheel, var: &str) -> Result<PathBuf, String> {
+        let own = [
+            format!("{}_{var}", self.env_prefix),
+            format!("WARPSEARCH_{var}"),
+        ];
+        for name in own.iter().map(String::as_str).chain([
             "CUDA_HOME",
             "CUDA_PATH",
             tools::NO_FETCH,
             "WARPSEARCH_TOOLS_DIR",
-        ] {
+        ]) {
             println!("cargo:rerun-if-env-changed={name}");
         }
-        for name in [
-            format!("{}_PTXAS", self.env_prefix),
-            "WARPSEARCH_PTXAS".into(),
-        ] {
+        for name in &own {
             if let Some(path) = env::var_os(name) {
                 return Ok(PathBuf::from(path));
             }
         }
         let on_path = env::var_os("PATH").and_then(|path| {
             env::split_paths(&path)
-                .map(|dir| dir.join("ptxas"))
+                .map(|dir| dir.join(wheel.name))
                 .find(|candidate| candidate.is_file())
         });
         let in_cuda = ["CUDA_HOME", "CUDA_PATH"].iter().find_map(|name| {
-            let path = PathBuf::from(env::var_os(name)?).join("bin").join("ptxas");
+            let path = PathBuf::from(env::var_os(name)?)
+                .join("bin")
+                .join(wheel.name);
             path.is_file().then_some(path)
         });
         if let Some(path) = on_path.or(in_cuda) {
@@ -530,19 +537,54 @@ impl Builder {
         }
         let cache = tools::cache_dir()
             .ok_or("no cache folder (neither HOME nor WARPSEARCH_TOOLS_DIR is set)")?;
-        let cached = tools::PTXAS.path_in(&cache);
+        let cached = wheel.path_in(&cache);
         if cached.is_file() {
             return Ok(cached);
         }
         if env::var_os(tools::NO_FETCH).is_some() {
             return Err(format!("none found, and {} is set", tools::NO_FETCH));
         }
-        tools::PTXAS.fetch_into(&cache).map_err(|why| {
+        wheel.fetch_into(&cache).map_err(|why| {
             format!(
                 "fetching the pinned wheel into {} failed: {why}",
                 cache.display()
             )
         })
+    }
+
+    /// When `<PREFIX>_SASS` or `WARPSEARCH_SASS` is set: disassembles the target
+    /// architecture's cubin with `nvdisasm` (found or fetched as `ptxas` is, through
+    /// `<PREFIX>_NVDISASM` / `WARPSEARCH_NVDISASM`) into `<cubin without .cubin>.sass`, and
+    /// names the file in one cargo warning line.
+    fn write_sass(&self, cubin: &Path, arch: &str) {
+        let names = [
+            format!("{}_SASS", self.env_prefix),
+            "WARPSEARCH_SASS".into(),
+        ];
+        for name in &names {
+            println!("cargo:rerun-if-env-changed={name}");
+        }
+        if !names.iter().any(|name| env::var_os(name).is_some()) {
+            return;
+        }
+        let sass = cubin.with_extension("sass");
+        let written = self
+            .find_tool(tools::NVDISASM, "NVDISASM")
+            .and_then(|nvdisasm| {
+                let output = Command::new(&nvdisasm)
+                    .arg("-c")
+                    .arg(cubin)
+                    .output()
+                    .map_err(|e| format!("{} did not run: {e}", nvdisasm.display()))?;
+                if !output.status.success() {
+                    return Err(format!("nvdisasm: {}", last_lines(&output.stderr, 3)));
+                }
+                fs::write(&sass, &output.stdout).map_err(|e| format!("{}: {e}", sass.display()))
+            });
+        match written {
+            Ok(()) => println!("cargo:warning=SASS ({arch}): {}", sass.display()),
+            Err(why) => println!("cargo:warning=no SASS ({arch}): {why}"),
+        }
     }
 
     /// When `ptxas` is available, assembles the PTX into a cubin for each native architecture
@@ -613,6 +655,7 @@ impl Builder {
                         println!("cargo:warning={line}");
                     }
                 }
+                self.write_sass(&cubin, &arch);
             }
             if self.native_archs.contains(&arch) {
                 cubins.push((number, cubin));

@@ -81,8 +81,9 @@ impl<'a> Feed<'a> {
 
     /// Whether the item at `index` can be read now, never will be, or later.
     ///
-    /// GPU: two `ld.acquire.gpu` of the feed words (closed first: once it is set, the ready
-    /// count read after it is final).
+    /// GPU: two `ld.acquire.sys` of the feed words (closed first: once it is set, the ready
+    /// count read after it is final). System scope, as plain Rust atomics give it, because the
+    /// host writes these words while the kernel runs ([`crate::scope`]).
     #[inline(always)]
     pub fn supply(&self, index: u32) -> Supply {
         let Some(words) = self.words else {
@@ -162,7 +163,9 @@ impl SlotCounters {
     /// see the item done.
     ///
     /// GPU: an `ld.volatile` of the slot (the host wrote it during the launch), `atom.add.u64`
-    /// per count, `fence.sc.gpu`, `atom.add.u64` of −1.
+    /// per count, `fence.sc.sys`, `atom.add.u64` of −1. The fence is system-scope (a plain Rust
+    /// fence) because the host reads the counters while the kernel runs: it must not see the
+    /// item done before it can see the counts.
     #[inline(always)]
     pub fn finish<const C: usize>(&self, item: u32, counts: [u64; C]) {
         // SAFETY: `item` has a slot (the contract of `new`); volatile, as the host wrote it

@@ -15,7 +15,10 @@ use crate::nqueens::constellation::{Counter, Job};
 use crate::nqueens::estimate::estimated_work;
 use crate::nqueens::{Search, Subproblem, random_dfs};
 use crate::rng::SplitMix64;
-use crate::selftest::{INPUTS, OUTPUTS, exercise, reduction_chain};
+use crate::scope::{Scope, ScopedAtomic};
+use crate::selftest::{
+    INPUTS, OUTPUTS, TIMED_SCOPES, exercise, reduction_chain, scope_chain, strided_sum,
+};
 use crate::slab::{GlobalSlab, SharedLevels, SharedSlab, Slab};
 use crate::warp::{Lanes, syncwarp};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
@@ -84,6 +87,55 @@ pub unsafe extern "ptx-kernel" fn warpsearch_reduction_timing(
     let result = reduction_chain(op, redux != 0, seed, rounds);
     // SAFETY: one word a thread (the caller's contract).
     unsafe { *out.add(thread as usize) = result.mine() };
+}
+
+/// Times one memory operation at one scope: every thread runs
+/// [`scope_chain`]`(op, TIMED_SCOPES[scope], …, rounds)` on its own word `words[thread]`
+/// (zeroed by the host), which ends holding the chain's last value (the host checks it).
+///
+/// # Safety
+/// `words` holds one word for every thread of the launch.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_scope_timing(
+    op: u32,
+    scope: u32,
+    rounds: u32,
+    words: *mut u32,
+) {
+    let thread = global_thread();
+    // SAFETY: one word a thread (the caller's contract), 4-byte aligned.
+    let word = unsafe { AtomicU32::from_ptr(words.add(thread as usize)) };
+    let seed = thread.wrapping_mul(0x9E37_79B9);
+    // One arm a scope, so that each loop is compiled with its scope fixed.
+    match scope {
+        0 => scope_chain(op, TIMED_SCOPES[0], word, seed, rounds),
+        1 => scope_chain(op, TIMED_SCOPES[1], word, seed, rounds),
+        _ => scope_chain(op, TIMED_SCOPES[2], word, seed, rounds),
+    };
+}
+
+/// Times loads at a stride: every thread sums its [`strided_sum`] of `data` (`len` words, a
+/// power of two) into `out[thread]`.
+///
+/// # Safety
+/// `data` holds `len` words; `out` one word for every thread of the launch.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_load_timing(
+    stride: u32,
+    len: u32,
+    rounds: u32,
+    data: *const u32,
+    out: *mut u32,
+) {
+    let thread = global_thread();
+    // SAFETY: special-register reads.
+    let threads = unsafe { core::arch::nvptx::_grid_dim_x() * _block_dim_x() } as u32;
+    // SAFETY: `strided_sum` masks every index below `len`, the length of `data`.
+    let sum = strided_sum(thread, threads, stride, len, rounds, |i| unsafe {
+        *data.add(i as usize)
+    });
+    // SAFETY: one word a thread (the caller's contract).
+    unsafe { *out.add(thread as usize) = sum };
 }
 
 /// Counts N-Queens solutions of the `count` subproblems in `subproblems` for board size `n`.
@@ -331,8 +383,9 @@ pub unsafe extern "ptx-kernel" fn warpsearch_random_dfs(
         // SAFETY: `winner` points to a device counter.
         let winner = unsafe { &*winner };
         if success
+            // GPU scope: only the launch's threads race for the flag; the host reads it after.
             && winner
-                .compare_exchange(u32::MAX, index, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange_in(Scope::Gpu, u32::MAX, index, Ordering::Relaxed)
                 .is_ok()
         {
             for row in 0..n {
@@ -479,6 +532,8 @@ impl SubtreeTasks<'_> {
             unsafe { &*self.nodes.add(index as usize) }.fetch_add(nodes, Ordering::Relaxed);
         }
         if let Some(chunks) = self.chunks {
+            // System scope (a plain Rust fence): the host copies the boards out once it sees
+            // the chunk done, while the kernel still runs.
             core::sync::atomic::fence(Ordering::SeqCst);
             syncwarp();
             if self.lane == 0 {

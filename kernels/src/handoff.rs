@@ -12,6 +12,10 @@
 //! none; a donor counts the receiver busy before it posts the piece. An idle warp leaves when
 //! the busy count is zero: then no warp holds work, so no piece can ever come.
 //!
+//! Scopes: only this launch's warps use the region while it runs, so its ordered accesses
+//! and fences are `.gpu` ([`crate::scope`]), not the `.sys` that plain Rust atomics become;
+//! the host's stop word (word 3) is the one exception.
+//!
 //! Region layout (`u32` words, 8-byte aligned), for `warps` warps and pieces of `K` warp-wide
 //! words:
 //! - words 0–1: the ring's tickets, one `u64`: low half taken (head), high half issued (tail);
@@ -25,8 +29,9 @@
 //!   0–31 one flag a lane (0 empty, else the piece's tag + 1), then the piece, word `k` of lane
 //!   `l` at `32·(1 + k) + l`.
 
+use crate::scope::{Scope, ScopedAtomic, fence_in};
 use crate::warp::Lanes;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// One warp's view of the launch's work-sharing region.
 ///
@@ -155,7 +160,8 @@ impl Handoff {
     /// or a piece from [`wait`](Self::wait) is done).
     #[inline(always)]
     pub fn end(&self) {
-        fence(Ordering::SeqCst);
+        // GPU scope: only this launch's warps read the region while it runs.
+        fence_in(Scope::Gpu, Ordering::SeqCst);
         on_leader(|| self.busy().fetch_sub(1, Ordering::Relaxed));
     }
 
@@ -165,13 +171,14 @@ impl Handoff {
     pub fn stopped(&self) -> bool {
         // SAFETY: word 3 of the region.
         let word = unsafe { AtomicU32::from_ptr(self.base.add(3)) };
+        // A plain Rust load, `.sys`: the host writes this word while the kernel runs.
         on_leader(|| word.load(Ordering::Relaxed)) != 0
     }
 
     /// Whether some warp is waiting for work: one load.
     #[inline(always)]
     pub fn wanted(&self) -> bool {
-        let tickets = on_leader_u64(|| self.tickets().load(Ordering::Relaxed));
+        let tickets = on_leader_u64(|| self.tickets().load_in(Scope::Gpu, Ordering::Relaxed));
         tickets as u32 != (tickets >> 32) as u32
     }
 
@@ -212,7 +219,8 @@ impl Handoff {
     pub fn wait(&self, k: u32, stop: impl Fn() -> bool) -> Option<u32> {
         on_leader(|| {
             let ticket = (self.tickets().fetch_add(1 << 32, Ordering::Relaxed) >> 32) as u32;
-            self.ring(ticket).store(
+            self.ring(ticket).store_in(
+                Scope::Gpu,
                 (ticket.wrapping_add(1) as u64) << 32 | self.warp() as u64,
                 Ordering::Release,
             );
@@ -226,7 +234,7 @@ impl Handoff {
             if tag.is_none() {
                 // Nobody busy: no piece can come, unless one was posted just before the count
                 // reached zero.
-                let busy = on_leader(|| self.busy().load(Ordering::Acquire));
+                let busy = on_leader(|| self.busy().load_in(Scope::Gpu, Ordering::Acquire));
                 if busy == 0 || stop() {
                     // SAFETY: as above.
                     tag = Some(unsafe { lane_flags(flags) }?);
@@ -259,22 +267,22 @@ impl Handoff {
     #[inline(never)]
     fn take_waiting(&self) -> u32 {
         on_leader(|| {
-            let tickets = self.tickets().load(Ordering::Relaxed);
+            let tickets = self.tickets().load_in(Scope::Gpu, Ordering::Relaxed);
             let head = tickets as u32;
             if head == (tickets >> 32) as u32 {
                 return NOBODY;
             }
             // The entry is read before the ticket is taken: a registration not written yet is
             // skipped (tried again later), never waited for.
-            let entry = self.ring(head).load(Ordering::Acquire);
+            let entry = self.ring(head).load_in(Scope::Gpu, Ordering::Acquire);
             if (entry >> 32) as u32 != head.wrapping_add(1) {
                 return NOBODY;
             }
-            let taken = self.tickets().compare_exchange(
+            let taken = self.tickets().compare_exchange_in(
+                Scope::Gpu,
                 tickets,
                 tickets + 1,
                 Ordering::AcqRel,
-                Ordering::Relaxed,
             );
             if taken.is_err() {
                 return NOBODY;
@@ -323,7 +331,7 @@ fn on_leader_u64(f: impl FnOnce() -> u64) -> u64 {
     f()
 }
 
-/// Sets the 32 flag words at `at` to `value` (GPU: each lane an `st.release` of its own word,
+/// Sets the 32 flag words at `at` to `value` (GPU: each lane an `st.release.gpu` of its own word,
 /// after its own piece words).
 ///
 /// # Safety
@@ -333,8 +341,11 @@ unsafe fn set_lane_flags(at: *mut u32, value: u32) {
     #[cfg(target_arch = "nvptx64")]
     // SAFETY: this lane's flag, inside the 32 (the contract above).
     unsafe {
-        AtomicU32::from_ptr(at.add(crate::warp::lane_id().mine() as usize))
-            .store(value, Ordering::Release)
+        AtomicU32::from_ptr(at.add(crate::warp::lane_id().mine() as usize)).store_in(
+            Scope::Gpu,
+            value,
+            Ordering::Release,
+        )
     };
     #[cfg(not(target_arch = "nvptx64"))]
     for lane in 0..32 {
@@ -344,7 +355,7 @@ unsafe fn set_lane_flags(at: *mut u32, value: u32) {
 }
 
 /// The tag of a piece whose 32 flag words at `at` are all set (each flag is the tag + 1), or
-/// `None` (GPU: each lane an `ld.acquire` of its own flag, then a vote).
+/// `None` (GPU: each lane an `ld.acquire.gpu` of its own flag, then a vote).
 ///
 /// # Safety
 /// `at` points to 32 readable, 4-byte aligned words.
@@ -355,7 +366,7 @@ unsafe fn lane_flags(at: *mut u32) -> Option<u32> {
         // SAFETY: this lane's flag, inside the 32 (the contract above).
         let flag = unsafe {
             AtomicU32::from_ptr(at.add(crate::warp::lane_id().mine() as usize))
-                .load(Ordering::Acquire)
+                .load_in(Scope::Gpu, Ordering::Acquire)
         };
         let flags = Lanes::this_lane(flag);
         flags.map(|f| f != 0).all().then(|| flags.broadcast(0) - 1)

@@ -29,6 +29,7 @@ pub mod handoff;
 pub mod no3line;
 pub mod nqueens;
 pub mod rng;
+pub mod scope;
 pub mod selftest;
 pub mod slab;
 pub mod warp;
@@ -67,6 +68,8 @@ pub mod learn {
     pub struct SearchKernel;
     #[doc = include_str!("../../docs/learn/09-advanced.md")]
     pub struct Advanced;
+    #[doc = include_str!("../../docs/learn/11-warp-rules.md")]
+    pub struct WarpRules;
 }
 
 /// Width of a warp: 32 lanes on every NVIDIA GPU to date.

@@ -3,7 +3,9 @@
 
 use crate::atomic::WorkQueue;
 use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xor3};
+use crate::scope::{Scope, ScopedAtomic, fence_in};
 use crate::warp::{Lanes, lane_id, lanemask_lt};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Number of per-lane results [`exercise`] produces.
 pub const OUTPUTS: usize = 39;
@@ -154,6 +156,69 @@ pub fn reduction_chain(op: u32, redux: bool, seed: Lanes<u32>, rounds: u32) -> L
     }
 }
 
+/// The memory operations `warpsearch bench warp` times at each [`Scope`]: a relaxed store
+/// then a `fence.sc`, an `ld.acquire`, an `st.release`.
+pub const TIMED_SCOPE_OPS: [&str; 3] = ["st + fence.sc", "ld.acquire", "st.release"];
+
+/// The scopes timed, in the order of the kernel's `scope` argument.
+pub const TIMED_SCOPES: [Scope; 3] = [Scope::Block, Scope::Gpu, Scope::System];
+
+/// `rounds` rounds of operation `TIMED_SCOPE_OPS[op]` at `scope` on this thread's own `word`
+/// (no other thread touches it, so the time is the operation's own cost, not contention),
+/// each round's value `x ← rotl(x, 1) ^ i` (the load's value joins in). Returns the last `x`,
+/// which is also left in `word`; it does not depend on the scope.
+#[inline(always)]
+pub fn scope_chain(op: u32, scope: Scope, word: &AtomicU32, seed: u32, rounds: u32) -> u32 {
+    let mut x = seed;
+    match op {
+        0 => {
+            for i in 0..rounds {
+                word.store_in(Scope::Gpu, x, Ordering::Relaxed);
+                fence_in(scope, Ordering::SeqCst);
+                x = x.rotate_left(1) ^ i;
+            }
+        }
+        1 => {
+            for i in 0..rounds {
+                x = x.rotate_left(1) ^ i ^ word.load_in(scope, Ordering::Acquire);
+            }
+        }
+        _ => {
+            for i in 0..rounds {
+                word.store_in(scope, x, Ordering::Release);
+                x = x.rotate_left(1) ^ i;
+            }
+        }
+    }
+    word.store_in(Scope::Gpu, x, Ordering::Relaxed);
+    x
+}
+
+/// Rounds of independent loads a thread makes in the coalescing timing.
+pub const LOAD_ROUNDS: u32 = 1024;
+
+/// The sum of the `rounds` words thread `thread` of `threads` reads with `stride`: word
+/// `((k · threads + thread) · stride) mod len` in round `k` (`len` a power of two). At stride
+/// 1 a warp's 32 loads of a round are 128 consecutive bytes (4 sectors of 32 bytes); at
+/// stride 8 or more each lane's word lies in its own sector (32 sectors). `load(i)` reads word
+/// `i`.
+#[inline(always)]
+pub fn strided_sum(
+    thread: u32,
+    threads: u32,
+    stride: u32,
+    len: u32,
+    rounds: u32,
+    load: impl Fn(u32) -> u32,
+) -> u32 {
+    let mut sum = 0u32;
+    for k in 0..rounds {
+        let index = (k.wrapping_mul(threads).wrapping_add(thread)).wrapping_mul(stride) & (len - 1);
+        sum = sum.wrapping_add(load(index));
+    }
+    sum
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +236,31 @@ mod tests {
             );
             assert_ne!(tree, seed);
         }
+    }
+
+    #[test]
+    fn a_scope_chain_does_not_depend_on_the_scope() {
+        for op in 0..TIMED_SCOPE_OPS.len() as u32 {
+            let results = TIMED_SCOPES.map(|scope| {
+                let word = AtomicU32::new(0);
+                let x = scope_chain(op, scope, &word, 0x1234_5678, 50);
+                assert_eq!(
+                    word.load(Ordering::Relaxed),
+                    x,
+                    "the last value is left in the word"
+                );
+                x
+            });
+            assert_eq!(results, [results[0]; 3], "{}", TIMED_SCOPE_OPS[op as usize]);
+            assert_ne!(results[0], 0x1234_5678);
+        }
+    }
+
+    #[test]
+    fn strided_loads_read_the_words_the_formula_names() {
+        let words: std::vec::Vec<u32> = (0..64u32).map(|i| i * 3).collect();
+        // Thread 1 of 4, stride 8, 3 rounds: words 8, 40, 72 & 63 = 8.
+        let sum = strided_sum(1, 4, 8, 64, 3, |i| words[i as usize]);
+        assert_eq!(sum, (8 + 40 + 8) * 3);
     }
 }

@@ -6,7 +6,11 @@ use crate::error::Result;
 use crate::gpu::{GpuDevice, launch_config, step};
 use cudarc::driver::PushKernelArg;
 use kernels::atomic::{NO_INDEX, WorkQueue};
-use kernels::selftest::{CLAIM_OUTPUT, INPUTS, OUTPUT_NAMES, OUTPUTS, TIMED_REDUCTIONS, exercise};
+use kernels::scope::Scope;
+use kernels::selftest::{
+    CLAIM_OUTPUT, INPUTS, LOAD_ROUNDS, OUTPUT_NAMES, OUTPUTS, TIMED_REDUCTIONS, TIMED_SCOPE_OPS,
+    exercise, scope_chain, strided_sum,
+};
 use kernels::warp::Lanes;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::AtomicU32;
@@ -172,6 +176,163 @@ pub fn time_reductions(device: &GpuDevice, repeat: u32) -> Result<Vec<ReductionT
             redux_ns: redux / rounds * 1e9,
             tree_per_second: warps * rounds / tree,
             redux_per_second: warps * rounds / redux,
+        });
+    }
+    Ok(timings)
+}
+
+/// One memory operation timed at one PTX scope on a GPU (`warpsearch bench warp`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ScopeTiming {
+    /// The operation (one of `TIMED_SCOPE_OPS`).
+    pub operation: &'static str,
+    /// `cta`, `gpu` or `sys`.
+    pub scope: &'static str,
+    /// Nanoseconds a round takes in one thread's chain (median launch).
+    pub ns: f64,
+}
+
+/// Rounds of a scope timing's chain.
+pub const SCOPE_ROUNDS: u32 = 1024;
+
+/// Times every operation of `TIMED_SCOPE_OPS` at every scope of `TIMED_SCOPES` on `device`:
+/// `repeat` launches of each (after one untimed), every thread of 32 resident warps a
+/// multiprocessor running [`SCOPE_ROUNDS`] rounds on its own word. Every word must end
+/// holding the CPU twin's value, else the timing is refused.
+pub fn time_scopes(device: &GpuDevice, repeat: u32) -> Result<Vec<ScopeTiming>> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_scope_timing")?;
+    let block = 256u32;
+    let blocks = device.multiprocessors * 4;
+    let threads = blocks * block;
+    let mut words = step(
+        "allocating timing words",
+        stream.alloc_zeros::<u32>(threads as usize),
+    )?;
+    let mut timings = Vec::new();
+    for (op, &operation) in TIMED_SCOPE_OPS.iter().enumerate() {
+        let expected: Vec<u32> = (0..threads)
+            .map(|thread| {
+                let word = AtomicU32::new(0);
+                scope_chain(
+                    op as u32,
+                    Scope::Gpu,
+                    &word,
+                    thread.wrapping_mul(0x9E37_79B9),
+                    SCOPE_ROUNDS,
+                )
+            })
+            .collect();
+        for (scope, name) in ["cta", "gpu", "sys"].into_iter().enumerate() {
+            let mut seconds = Vec::new();
+            for attempt in 0..=repeat {
+                step("clearing timing words", stream.memset_zeros(&mut words))?;
+                device.synchronize()?;
+                let started = std::time::Instant::now();
+                let mut launch = stream.launch_builder(&function);
+                let (op, scope) = (op as u32, scope as u32);
+                launch
+                    .arg(&op)
+                    .arg(&scope)
+                    .arg(&SCOPE_ROUNDS)
+                    .arg(&mut words);
+                // SAFETY: the arguments match `warpsearch_scope_timing`: one word for each of
+                // the launch's `threads` threads.
+                step("launching the scope timing", unsafe {
+                    launch.launch(launch_config(blocks, block, 0))
+                })?;
+                device.synchronize()?;
+                if attempt > 0 {
+                    seconds.push(started.elapsed().as_secs_f64());
+                }
+            }
+            let values = step("reading timing words", stream.clone_dtoh(&words))?;
+            if values != expected {
+                return Err(crate::Error::Verification(format!(
+                    "{operation} at .{name}: the threads' last values differ from the CPU's; no timing reported"
+                )));
+            }
+            seconds.sort_by(f64::total_cmp);
+            timings.push(ScopeTiming {
+                operation,
+                scope: name,
+                ns: seconds[seconds.len() / 2] / SCOPE_ROUNDS as f64 * 1e9,
+            });
+        }
+    }
+    Ok(timings)
+}
+
+/// Loads at one stride timed on a GPU (`warpsearch bench warp`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LoadTiming {
+    /// Words between neighbouring lanes' loads (1: a warp reads 128 consecutive bytes).
+    pub stride: u32,
+    /// 32-byte sectors a warp's 32 loads touch.
+    pub sectors_per_request: u32,
+    /// Gigabytes a second of words the threads asked for (4 bytes a load; median launch).
+    pub useful_gb_per_second: f64,
+}
+
+/// Words of the buffer the coalescing timing reads (512 MiB: far beyond any L2, so the loads
+/// come from memory).
+pub const LOAD_WORDS: u32 = 1 << 27;
+
+/// Times [`strided_sum`] at strides 1, 2, 4, 8 and 32 over a buffer of [`LOAD_WORDS`] words
+/// (word `i` holds `i`): `repeat` launches of each after one untimed. Every thread's sum must
+/// match the CPU's for a sample of threads, else the timing is refused.
+pub fn time_loads(device: &GpuDevice, repeat: u32) -> Result<Vec<LoadTiming>> {
+    let stream = device.stream();
+    let function = device.function("warpsearch_load_timing")?;
+    let block = 256u32;
+    let blocks = device.multiprocessors * 4;
+    let threads = blocks * block;
+    let host: Vec<u32> = (0..LOAD_WORDS).collect();
+    let data = step("copying the load buffer", stream.clone_htod(&host))?;
+    let mut out = step(
+        "allocating timing outputs",
+        stream.alloc_zeros::<u32>(threads as usize),
+    )?;
+    let mut timings = Vec::new();
+    for stride in [1u32, 2, 4, 8, 32] {
+        let mut seconds = Vec::new();
+        for attempt in 0..=repeat {
+            let started = std::time::Instant::now();
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&stride)
+                .arg(&LOAD_WORDS)
+                .arg(&LOAD_ROUNDS)
+                .arg(&data)
+                .arg(&mut out);
+            // SAFETY: the arguments match `warpsearch_load_timing`: `LOAD_WORDS` words of
+            // data, one output word for each of the launch's `threads` threads.
+            step("launching the load timing", unsafe {
+                launch.launch(launch_config(blocks, block, 0))
+            })?;
+            device.synchronize()?;
+            if attempt > 0 {
+                seconds.push(started.elapsed().as_secs_f64());
+            }
+        }
+        let sums = step("reading timing outputs", stream.clone_dtoh(&out))?;
+        for thread in (0..threads).step_by(997) {
+            let expected = strided_sum(thread, threads, stride, LOAD_WORDS, LOAD_ROUNDS, |i| {
+                host[i as usize]
+            });
+            if sums[thread as usize] != expected {
+                return Err(crate::Error::Verification(format!(
+                    "stride {stride}: thread {thread} summed {}, the CPU {expected}; no timing reported",
+                    sums[thread as usize]
+                )));
+            }
+        }
+        seconds.sort_by(f64::total_cmp);
+        let bytes = threads as f64 * LOAD_ROUNDS as f64 * 4.0;
+        timings.push(LoadTiming {
+            stride,
+            sectors_per_request: (32 * stride).div_ceil(8).min(32),
+            useful_gb_per_second: bytes / seconds[seconds.len() / 2] / 1e9,
         });
     }
     Ok(timings)

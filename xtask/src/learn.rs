@@ -1,7 +1,9 @@
 //! The teaching material's checks: the exercises (answers pass, blanks fail), the diagrams
 //! drawn by running the CPU twins, and the GPU-only code blocks of `docs/` built to PTX.
 
-use crate::{Result, cargo, ensure_ptxas, root, status, target_dir};
+use crate::{
+    Result, blocks_stand_in_example, cargo, ensure_ptxas, json_line, root, status, target_dir,
+};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +53,70 @@ pub fn exercises_test() -> Result {
             "exercises: without the answers every test should fail; got `{summary}`"
         )),
     }
+}
+
+/// Chapter 10's crate, examples/first-kernel, built as a learner builds it (its own workspace,
+/// the builder fetching what it needs): the chapter's blocks stand verbatim in its files, it
+/// is fmt- and clippy-clean, its CPU test passes, its SASS is written on request, and its
+/// program's counts agree with the CPU twin.
+pub fn own_kernel_test() -> Result {
+    let doc = "docs/learn/10-your-own-kernel.md";
+    blocks_stand_in_example(doc, "first-kernel")?;
+    let example = root().join("examples/first-kernel");
+    let in_example = |args: &[&str]| {
+        let mut command = cargo();
+        command
+            .current_dir(&example)
+            .args(args)
+            .env("FIRST_KERNEL_REQUIRE_PTX", "1")
+            .env("FIRST_KERNEL_SASS", "1");
+        command
+    };
+    status(
+        &mut in_example(&["fmt", "--all", "--", "--check"]),
+        "examples/first-kernel: cargo fmt --check",
+    )?;
+    status(
+        &mut in_example(&[
+            "clippy",
+            "--release",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        "examples/first-kernel: cargo clippy -D warnings",
+    )?;
+    status(
+        &mut in_example(&["test", "--release", "--workspace"]),
+        "examples/first-kernel: cargo test --release --workspace",
+    )?;
+    let what = "examples/first-kernel: cargo run --release -- --json";
+    eprintln!("xtask: {what}");
+    let output = in_example(&["run", "--quiet", "--release", "--", "--json"])
+        .output()
+        .map_err(|e| format!("{what}: {e}"))?;
+    let (value, text) = json_line(&output, what)?;
+    if !output.status.success() || value["agree"] != true {
+        return Err(format!("{what}: the counts disagree: {text}"));
+    }
+    let sass = fs::read_dir(example.join("target/release/build"))
+        .map_err(|e| format!("examples/first-kernel/target/release/build: {e}"))?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path().join("out/first_kernel.sm_80.sass"))
+        .find(|path| path.is_file())
+        .ok_or("examples/first-kernel: FIRST_KERNEL_SASS=1 wrote no SASS")?;
+    let sass = fs::read_to_string(&sass).map_err(|e| format!("{}: {e}", sass.display()))?;
+    for instruction in ["SHFL.BFLY", "POPC", "RED.E.ADD"] {
+        if !sass.contains(instruction) {
+            return Err(format!(
+                "examples/first-kernel: its SASS lacks {instruction}, which {doc} shows"
+            ));
+        }
+    }
+    eprintln!("xtask: examples/first-kernel: {}", text.trim());
+    Ok(())
 }
 
 /// Writes the diagrams of `docs/learn/img/`, or (`check`) fails if a committed one differs
@@ -114,7 +180,7 @@ pub fn gpu_blocks() -> Result {
     write(&krate.join("rust-toolchain.toml"), &toolchain)?;
     let mut lib = String::from(
         "//! The GPU-only code blocks of docs/, one module each (generated).\n\
-         #![no_std]\n#![feature(abi_ptx, stdarch_nvptx)]\n\n",
+         #![no_std]\n#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)]\n\n",
     );
     for (doc, index, code) in &blocks {
         lib.push_str(&format!(
@@ -131,6 +197,7 @@ pub fn gpu_blocks() -> Result {
         .target_dir(krate.join("target"))
         .build()
         .map_err(|e| format!("the GPU-only blocks of docs/ do not build: {e}"))?;
+    convergent_copy_has_one_barrier(&ptx)?;
     let ptxas = ensure_ptxas()?;
     for arch in ["sm_80", "sm_90"] {
         let output = std::process::Command::new(&ptxas)
@@ -153,6 +220,33 @@ pub fn gpu_blocks() -> Result {
     Ok(())
 }
 
+/// Chapter 11's `learn_convergent_copy` (rust-lang/rust#137086's example) must keep its one
+/// barrier: a toolchain whose MIR passes duplicate it into both sides of a branch again fails
+/// here, before any kernel relies on it.
+fn convergent_copy_has_one_barrier(ptx: &Path) -> Result {
+    let text = fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    let start = text
+        .find(".entry learn_convergent_copy(")
+        .ok_or("the PTX of docs/ lacks chapter 11's learn_convergent_copy")?;
+    let body = &text[start..];
+    let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
+    let barriers = body
+        .lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            line.starts_with("bar.sync") || line.starts_with("barrier.sync")
+        })
+        .count();
+    if barriers != 1 {
+        return Err(format!(
+            "learn_convergent_copy has {barriers} barriers in its PTX, not 1: this toolchain \
+             moves convergent operations across branches (rust-lang/rust#137086)"
+        ));
+    }
+    eprintln!("xtask: learn_convergent_copy keeps its one barrier (rust-lang/rust#137086)");
+    Ok(())
+}
+
 fn write(path: &Path, text: &str) -> Result {
     // Rewrite only on change, so that cargo's fingerprint keeps the last build.
     if fs::read_to_string(path).ok().as_deref() == Some(text) {
@@ -172,7 +266,7 @@ fn module_name(doc: &str, index: usize) -> String {
 }
 
 /// The Markdown files under `folder`, sorted.
-fn markdown_files(folder: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn markdown_files(folder: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let entries = fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     for entry in entries {

@@ -14,6 +14,8 @@
 //! cargo xtask diagrams        draw docs/learn/img/*.svg by running the warp primitives' CPU twins (`test` checks them)
 //! cargo xtask exercises       the exercises crate: the answers pass, the blanks fail every test
 //! cargo xtask doc-gpu-blocks  the `rust,ignore` (GPU-only) blocks of docs/ built to PTX and checked by ptxas
+//! cargo xtask own-kernel      examples/first-kernel (learning path chapter 10) built, tested and run as a learner would
+//! cargo xtask figures         every measured figure in README.md and docs/ links to docs/BENCHMARKS.md
 //! ```
 //!
 //! Every build it starts gets `WARPSEARCH_PTXAS` (NVIDIA's assembler from PyPI, in `.tools/`),
@@ -29,6 +31,7 @@ use std::process::{Command, ExitCode};
 use warpsearch_builder::{Toolchain, tools};
 
 mod cluster;
+mod figures;
 mod fresh;
 mod learn;
 
@@ -51,7 +54,9 @@ fn main() -> ExitCode {
         Some("diagrams") => learn::diagrams(false),
         Some("exercises") => learn::exercises_test(),
         Some("doc-gpu-blocks") => learn::gpu_blocks(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test|diagrams|exercises|doc-gpu-blocks>".into()),
+        Some("own-kernel") => learn::own_kernel_test(),
+        Some("figures") => figures::check(),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test|diagrams|exercises|doc-gpu-blocks|own-kernel|figures>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -176,6 +181,7 @@ fn test() -> Result {
         cargo().args(["fmt", "--all", "--", "--check"]),
         "cargo fmt --check",
     )?;
+    figures::check()?;
     ensure_nightly()?;
     ensure_ptxas()?;
     let mut clippy = cargo();
@@ -217,6 +223,7 @@ fn test() -> Result {
     learn::exercises_test()?;
     learn::diagrams(true)?;
     learn::gpu_blocks()?;
+    learn::own_kernel_test()?;
     example_test()?;
     if env::var_os("WARPSEARCH_SKIP_CLUSTER_TEST").is_some() {
         eprintln!("xtask: cluster test skipped (WARPSEARCH_SKIP_CLUSTER_TEST is set)");
@@ -267,8 +274,12 @@ fn code_blocks<'a>(text: &'a str, languages: &[&str]) -> Vec<String> {
 /// block must stand verbatim in one of the example's files (which this test builds and
 /// runs), so a tutorial cannot drift from code that compiles.
 fn tutorial_matches(name: &str) -> Result {
-    let doc = format!("docs/tutorial-{name}.md");
-    let text = fs::read_to_string(root().join(&doc)).map_err(|e| format!("{doc}: {e}"))?;
+    blocks_stand_in_example(&format!("docs/tutorial-{name}.md"), name)
+}
+
+/// [`tutorial_matches`] for any page `doc` that shows examples/NAME's files.
+fn blocks_stand_in_example(doc: &str, name: &str) -> Result {
+    let text = fs::read_to_string(root().join(doc)).map_err(|e| format!("{doc}: {e}"))?;
     let example = root().join("examples").join(name);
     let files = [
         "Cargo.toml",

@@ -20,8 +20,9 @@ mod transpose;
 mod vote;
 
 pub use lanes::{Lanes, lane_id, on_one_lane};
-pub use reduce::ColumnCounts;
+pub use reduce::{ColumnCounts, LaneCounters};
 pub use scan::Compaction;
+pub use transpose::TRANSPOSE_ROUNDS;
 pub use vote::{lanemask_lt, syncwarp};
 
 /// The mask naming every lane of a warp, passed to the `.sync` collectives.

@@ -79,17 +79,11 @@ impl Lanes<u32> {
     #[cfg_attr(not(any(target_arch = "nvptx64", test)), allow(dead_code))]
     #[inline(always)]
     fn column_counts_by_butterfly(self) -> ColumnCounts {
-        let mut bit0 = self;
-        let mut bit1 = Lanes::splat(0u32);
-        butterfly(|s| {
-            let (x0, x1) = (bit0, bit1);
-            let (y0, y1) = (bit0.shuffle_xor(s), bit1.shuffle_xor(s));
-            bit1 = x1 | y1 | (x0 & y0);
-            bit0 = lanes_maj3(x1, y0, y1) | (x0 ^ y0);
-        });
+        let mut counters = LaneCounters::of_rows(self);
+        butterfly(|s| counters = counters.round(s));
         ColumnCounts {
-            bit0: bit0.uniform(),
-            bit1: bit1.uniform(),
+            bit0: counters.bit0.uniform(),
+            bit1: counters.bit1.uniform(),
         }
     }
 
@@ -114,7 +108,44 @@ impl Lanes<u32> {
     }
 }
 
-#[cfg_attr(not(any(target_arch = "nvptx64", test)), allow(dead_code))]
+/// The GPU column counter between its butterfly rounds: in every lane, a 2-bit counter per
+/// column saturated at 3, as two bit-planes (`2·bit1 + bit0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneCounters {
+    /// Low bit of each column's counter, per lane.
+    pub bit0: Lanes<u32>,
+    /// High bit of each column's counter, per lane.
+    pub bit1: Lanes<u32>,
+}
+
+impl LaneCounters {
+    /// Each lane counting its own row: `(bit1, bit0) = (0, row)`.
+    #[inline(always)]
+    pub fn of_rows(rows: Lanes<u32>) -> LaneCounters {
+        LaneCounters {
+            bit0: rows,
+            bit1: Lanes::splat(0),
+        }
+    }
+
+    /// One butterfly round: every lane adds the counters of lane `lane ^ s`, saturating at 3
+    /// (`bit1 = x.bit1 | y.bit1 | (x.bit0 & y.bit0)`,
+    /// `bit0 = maj3(x.bit1, y.bit0, y.bit1) | (x.bit0 ^ y.bit0)`). After the rounds 16, 8, 4,
+    /// 2, 1 every lane holds the whole warp's counts ([`Lanes::column_counts`]); after the
+    /// first `k`, those of the `2^k` lanes that share its low `5 − k` bits.
+    ///
+    /// GPU: two `shfl.sync.bfly` and three `lop3`.
+    #[inline(always)]
+    pub fn round(self, s: u32) -> LaneCounters {
+        let (x0, x1) = (self.bit0, self.bit1);
+        let (y0, y1) = (x0.shuffle_xor(s), x1.shuffle_xor(s));
+        LaneCounters {
+            bit1: x1 | y1 | (x0 & y0),
+            bit0: lanes_maj3(x1, y0, y1) | (x0 ^ y0),
+        }
+    }
+}
+
 #[inline(always)]
 fn lanes_maj3(a: Lanes<u32>, b: Lanes<u32>, c: Lanes<u32>) -> Lanes<u32> {
     a.zip_with(b, |a, b| (a, b))

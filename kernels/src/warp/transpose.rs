@@ -2,6 +2,16 @@
 
 use super::{Lanes, lane_id};
 
+/// The rounds of [`Lanes::transpose`], in order: (width `s`, the columns whose bit `s` is
+/// clear).
+pub const TRANSPOSE_ROUNDS: [(u32, u32); 5] = [
+    (16, 0x0000_FFFF),
+    (8, 0x00FF_00FF),
+    (4, 0x0F0F_0F0F),
+    (2, 0x3333_3333),
+    (1, 0x5555_5555),
+];
+
 impl Lanes<u32> {
     /// The transposed bit matrix: bit `c` of lane `r` becomes bit `r` of lane `c`.
     ///
@@ -18,17 +28,21 @@ impl Lanes<u32> {
     pub fn transpose(self) -> Lanes<u32> {
         // Five calls rather than a loop over an array of (width, mask) pairs, which the
         // compiler keeps in local memory.
-        self.swap_blocks(16, 0x0000_FFFF)
-            .swap_blocks(8, 0x00FF_00FF)
-            .swap_blocks(4, 0x0F0F_0F0F)
-            .swap_blocks(2, 0x3333_3333)
-            .swap_blocks(1, 0x5555_5555)
+        self.transpose_round(16, 0x0000_FFFF)
+            .transpose_round(8, 0x00FF_00FF)
+            .transpose_round(4, 0x0F0F_0F0F)
+            .transpose_round(2, 0x3333_3333)
+            .transpose_round(1, 0x5555_5555)
     }
 
     /// One round of [`transpose`](Self::transpose): width `s`, `low` the columns whose bit
-    /// `s` is clear.
+    /// `s` is clear (the pairs of [`TRANSPOSE_ROUNDS`], in that order). Lane `l` and lane
+    /// `l ^ s` swap the two off-diagonal `s`×`s` blocks of their pair. Public so that a round
+    /// can be shown on its own (the learning path's pictures).
+    ///
+    /// GPU: one `shfl.sync.bfly`, two shifts and a few `lop3`.
     #[inline(always)]
-    fn swap_blocks(self, s: u32, low: u32) -> Lanes<u32> {
+    pub fn transpose_round(self, s: u32, low: u32) -> Lanes<u32> {
         let partner = self.shuffle_xor(s);
         lane_id()
             .zip_with(self, |lane, mine| (lane, mine))

@@ -553,9 +553,11 @@ enum BenchProblem {
     RandomDfs,
     /// No-three-in-line: n = --from..=--to (classes checked against the known values).
     No3line,
-    /// Warp reductions on the GPU: add, min, max, and, or and xor as a five-shuffle tree
-    /// and as one redux.sync, each in a chain of dependent rounds (both forms' results
-    /// compared before a time is shown).
+    /// Warp instructions on the GPU: the reductions add, min, max, and, or and xor as a
+    /// five-shuffle tree and as one redux.sync, each in a chain of dependent rounds (both
+    /// forms' results compared before a time is shown); a fence, an acquire load and a
+    /// release store at each memory scope (.cta, .gpu, .sys); loads from a 512 MiB buffer
+    /// at strides 1 to 32 words (coalesced against scattered; sums checked on the CPU).
     Warp,
     /// Gomoku VCF on random mid-game positions (20 to 40 stones, no four on the board, the
     /// side to move attacking): --repeat × 1,000 positions on one CPU thread and on every thread, verdicts

@@ -4,7 +4,7 @@
 //! the code.
 
 use crate::Result;
-use kernels::warp::{Lanes, lane_id, lanemask_lt};
+use kernels::warp::{LaneCounters, Lanes, TRANSPOSE_ROUNDS, lane_id, lanemask_lt};
 use svg::Document;
 use svg::Node;
 use svg::node::element::{Line, Rectangle, Text};
@@ -16,7 +16,9 @@ pub fn all() -> Result<Vec<(&'static str, String)>> {
         ("scan-shuffle-up.svg", scan_shuffle_up()?),
         ("ballot-rank.svg", ballot_rank()?),
         ("transpose.svg", transpose()?),
+        ("transpose-rounds.svg", transpose_rounds()?),
         ("column-counts.svg", column_counts()?),
+        ("column-count-rounds.svg", column_count_rounds()?),
         ("nqueens-masks.svg", nqueens_masks()),
     ])
 }
@@ -277,9 +279,9 @@ fn board(canvas: &mut Canvas, x: u32, y: u32, rows: [u32; 32], cell: u32, fill: 
     }
 }
 
-/// An asymmetric shape and its transpose (`Lanes::transpose`).
-fn transpose() -> Result<String> {
-    let rows = lane_id().map(|lane| {
+/// An asymmetric shape on a 32×32 board (lane = row): a stem, a foot, a block, a diagonal.
+fn transpose_shape() -> Lanes<u32> {
+    lane_id().map(|lane| {
         let stem = if (3..29).contains(&lane) { 1 << 4 } else { 0 };
         let foot = if lane == 28 { 0x001F_FFF0 } else { 0 };
         let block = if (6..11).contains(&lane) {
@@ -293,7 +295,12 @@ fn transpose() -> Result<String> {
             0
         };
         stem | foot | block | diagonal
-    });
+    })
+}
+
+/// An asymmetric shape and its transpose (`Lanes::transpose`).
+fn transpose() -> Result<String> {
+    let rows = transpose_shape();
     let turned = rows.transpose();
     for r in 0..32 {
         for c in 0..32 {
@@ -332,10 +339,10 @@ fn transpose() -> Result<String> {
     Ok(canvas.finish())
 }
 
-/// A sparse board and its per-column counts saturated at 3 (`Lanes::column_counts`).
-fn column_counts() -> Result<String> {
+/// A sparse board: three pseudo-random bits a row, fewer in the lower half.
+fn column_count_board() -> Lanes<u32> {
     let mut seed = 0x2545_F491u32;
-    let rows = Lanes::from_fn(|lane| {
+    Lanes::from_fn(|lane| {
         let mut row = 0;
         for _ in 0..3 {
             seed ^= seed << 13;
@@ -344,7 +351,108 @@ fn column_counts() -> Result<String> {
             row |= 1 << (seed % 32);
         }
         if lane < 16 { row } else { row & 0x0F0F_F0F0 }
-    });
+    })
+}
+
+/// The shape of [`transpose`] after each of the five rounds (`Lanes::transpose_round`).
+fn transpose_rounds() -> Result<String> {
+    let mut states = vec![("rows".to_string(), transpose_shape())];
+    for (s, low) in TRANSPOSE_ROUNDS {
+        let last = states[states.len() - 1].1;
+        states.push((format!("after round s = {s}"), last.transpose_round(s, low)));
+    }
+    if states[5].1 != transpose_shape().transpose() {
+        return Err("the five rounds do not end in the transpose".into());
+    }
+    let cell = 5;
+    let side = 32 * cell;
+    let mut canvas = Canvas::new(3 * (side + 40) + 20, 2 * (side + 50) + 70);
+    canvas.text(
+        8,
+        20,
+        14,
+        "start",
+        "Lanes::transpose, round by round: lanes l and l ^ s swap their pair's",
+    );
+    canvas.text(
+        8,
+        38,
+        14,
+        "start",
+        "off-diagonal s×s blocks (one shfl.sync.bfly, shifts and lop3s a round)",
+    );
+    for (i, (label, rows)) in states.iter().enumerate() {
+        let (x, y) = (
+            20 + (i as u32 % 3) * (side + 40),
+            80 + (i as u32 / 3) * (side + 50),
+        );
+        canvas.text(x, y - 8, 11, "start", label.as_str());
+        let fill = if i == 5 { MARK } else { ON };
+        board(&mut canvas, x, y, rows.to_array(), cell, fill);
+    }
+    Ok(canvas.finish())
+}
+
+/// The sparse board of [`column_counts`] through the GPU counter's five butterfly rounds
+/// (`LaneCounters::round`): each lane's counter for each column, shaded by its value.
+fn column_count_rounds() -> Result<String> {
+    let rows = column_count_board();
+    let mut states = vec![(
+        "each lane its own row".to_string(),
+        LaneCounters::of_rows(rows),
+    )];
+    for s in [16, 8, 4, 2, 1] {
+        let last = states[states.len() - 1].1;
+        states.push((format!("after round s = {s}"), last.round(s)));
+    }
+    let last = states[5].1;
+    let counts = rows.column_counts();
+    if (0..32).any(|l| last.bit0.lane(l) != counts.bit0 || last.bit1.lane(l) != counts.bit1) {
+        return Err("the five rounds do not end in column_counts in every lane".into());
+    }
+    let shades = ["white", "#c6d8ef", "#6f9bd1", "#204a87"];
+    let cell = 5;
+    let side = 32 * cell;
+    let mut canvas = Canvas::new(3 * (side + 40) + 20, 2 * (side + 50) + 70);
+    canvas.text(
+        8,
+        20,
+        14,
+        "start",
+        "the column counter, round by round: lane l adds lane l ^ s's counters (saturated at 3)",
+    );
+    canvas.text(
+        8,
+        38,
+        12,
+        "start",
+        "row = lane, column = bit; shade = 0, 1, 2, 3+; at the end every lane holds the warp's counts",
+    );
+    for (i, (label, counters)) in states.iter().enumerate() {
+        let (x, y) = (
+            20 + (i as u32 % 3) * (side + 40),
+            80 + (i as u32 / 3) * (side + 50),
+        );
+        canvas.text(x, y - 8, 11, "start", label.as_str());
+        for lane in 0..32 {
+            for c in 0..32 {
+                let count =
+                    (counters.bit1.lane(lane) >> c & 1) * 2 + (counters.bit0.lane(lane) >> c & 1);
+                canvas.cell(
+                    x + c * cell,
+                    y + lane as u32 * cell,
+                    cell,
+                    shades[count as usize],
+                );
+            }
+        }
+    }
+    Ok(canvas.finish())
+}
+
+/// A sparse board and its per-column counts saturated at 3 (`Lanes::column_counts`).
+fn column_counts() -> Result<String> {
+    let rows = column_count_board();
     let counts = rows.column_counts();
     let cell = 16;
     let (x, y) = (110, 40);

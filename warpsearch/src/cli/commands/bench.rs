@@ -290,8 +290,15 @@ pub(crate) fn run_bench_warp(args: BenchArgs) -> Result<i32, Error> {
     }
     let device = warpsearch::gpu::GpuDevice::open()?;
     let timings = warpsearch::selftest::time_reductions(&device, args.repeat)?;
+    let scopes = warpsearch::selftest::time_scopes(&device, args.repeat)?;
+    let loads = warpsearch::selftest::time_loads(&device, args.repeat)?;
     if args.common.json {
-        let value = serde_json::json!({ "device": device.describe(), "reductions": timings });
+        let value = serde_json::json!({
+            "device": device.describe(),
+            "reductions": timings,
+            "scopes": scopes,
+            "loads": loads,
+        });
         out!("{value}");
         return Ok(0);
     }
@@ -322,6 +329,44 @@ pub(crate) fn run_bench_warp(args: BenchArgs) -> Result<i32, Error> {
     }
     out!(
         "ns: one round of a warp's chain of dependent reductions (latency); /s: reductions per second over the whole GPU"
+    );
+    out!("");
+    out!(
+        "{:>14} {:>10} {:>10} {:>10}",
+        "memory scope",
+        ".cta ns",
+        ".gpu ns",
+        ".sys ns"
+    );
+    for row in scopes.chunks(3) {
+        out!(
+            "{:>14} {:>10.1} {:>10.1} {:>10.1}",
+            row[0].operation,
+            row[0].ns,
+            row[1].ns,
+            row[2].ns
+        );
+    }
+    out!(
+        "ns: one round of a thread's chain on its own word, every thread of the GPU at once (a store is relaxed .gpu before the fence)"
+    );
+    out!("");
+    out!(
+        "{:>7} {:>17} {:>12}",
+        "stride",
+        "sectors a warp",
+        "useful GB/s"
+    );
+    for t in &loads {
+        out!(
+            "{:>7} {:>17} {:>12.1}",
+            t.stride,
+            t.sectors_per_request,
+            t.useful_gb_per_second
+        );
+    }
+    out!(
+        "a warp's 32 loads of 4-byte words, neighbouring lanes `stride` words apart, from a 512 MiB buffer; useful: the bytes asked for"
     );
     Ok(0)
 }
