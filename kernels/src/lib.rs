@@ -3,7 +3,8 @@
 //!
 //! The crate reads as board algebra. [`bits`] holds the per-thread bit tricks, [`warp`] the
 //! warp-wide type [`warp::Lanes`] ("one value per lane") with ballot, shuffle and reductions,
-//! [`atomic`] the warp-aggregated work counter, [`slab`] per-thread stacks in shared memory,
+//! [`atomic`] the warp-aggregated work counter, [`scope`] atomics with a named PTX scope
+//! (`.cta`, `.gpu`, `.sys`), [`slab`] per-thread stacks in shared memory,
 //! [`rng`] a counter-based generator. Every primitive has a GPU form and a CPU twin side by
 //! side; `docs/warp-programming.md` explains the design. The searches: [`nqueens`] (counting
 //! with 8-fold symmetry, and the randomised search for one solution) and [`no3line`] (a board

@@ -198,6 +198,7 @@ pub fn gpu_blocks() -> Result {
         .build()
         .map_err(|e| format!("the GPU-only blocks of docs/ do not build: {e}"))?;
     convergent_copy_has_one_barrier(&ptx)?;
+    chapter_7_scopes_are_as_shown(&ptx)?;
     let ptxas = ensure_ptxas()?;
     for arch in ["sm_80", "sm_90"] {
         let output = std::process::Command::new(&ptxas)
@@ -220,16 +221,43 @@ pub fn gpu_blocks() -> Result {
     Ok(())
 }
 
+/// The body of kernel `name` in `ptx` (from its `.entry` to its closing brace).
+fn entry_body<'a>(ptx: &'a str, name: &str) -> Result<&'a str> {
+    let start = ptx
+        .find(&format!(".entry {name}("))
+        .ok_or_else(|| format!("the PTX of docs/ lacks the kernel {name}"))?;
+    let body = &ptx[start..];
+    Ok(&body[..body.find("\n}\n").unwrap_or(body.len())])
+}
+
+/// Chapter 7's tables: plain Rust atomics come out with system scope (`learn_rust_orderings`),
+/// `kernels::scope` with the scope it names (`learn_gpu_orderings`).
+fn chapter_7_scopes_are_as_shown(ptx: &Path) -> Result {
+    let text = fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    for (kernel, scope) in [
+        ("learn_rust_orderings", "sys"),
+        ("learn_gpu_orderings", "gpu"),
+    ] {
+        let body = entry_body(&text, kernel)?;
+        for operation in ["ld.acquire", "st.release", "fence.sc", "atom.acq_rel"] {
+            let wanted = format!("{operation}.{scope}");
+            if !body.contains(&wanted) {
+                return Err(format!(
+                    "{kernel}: no `{wanted}` in its PTX, as docs/learn/07-atomics.md says there is"
+                ));
+            }
+        }
+    }
+    eprintln!("xtask: chapter 7's atomics come out with the scopes its tables show");
+    Ok(())
+}
+
 /// Chapter 11's `learn_convergent_copy` (rust-lang/rust#137086's example) must keep its one
 /// barrier: a toolchain whose MIR passes duplicate it into both sides of a branch again fails
 /// here, before any kernel relies on it.
 fn convergent_copy_has_one_barrier(ptx: &Path) -> Result {
     let text = fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
-    let start = text
-        .find(".entry learn_convergent_copy(")
-        .ok_or("the PTX of docs/ lacks chapter 11's learn_convergent_copy")?;
-    let body = &text[start..];
-    let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
+    let body = entry_body(&text, "learn_convergent_copy")?;
     let barriers = body
         .lines()
         .filter(|line| {
