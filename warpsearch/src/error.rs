@@ -37,6 +37,17 @@ pub enum Error {
         /// What went wrong there.
         source: Box<Error>,
     },
+    /// A device finished no chunk for longer than the run's hang limit while it held some
+    /// (`WARPSEARCH_HANG_LIMIT`): it was asked to stop and dropped from the run.
+    #[error(
+        "finished no chunk for {seconds:.0} s while holding some (the hang limit is {limit:.0} s); taken for hung"
+    )]
+    Hung {
+        /// How long it had been silent.
+        seconds: f64,
+        /// The limit it passed.
+        limit: f64,
+    },
     /// Every device of a run failed, one after another; the checkpoint keeps what they
     /// finished.
     #[error(
@@ -118,6 +129,15 @@ pub enum GpuError {
     /// The operation has no GPU implementation yet.
     #[error("{0}")]
     Unsupported(String),
+    /// A kernel asked to stop (Ctrl-C, another device's failure, or the hang limit) still ran
+    /// after the grace it was given: the GPU is taken for hung and left running it.
+    #[error(
+        "the kernel did not stop within {seconds} s of being asked to; the GPU is taken for hung"
+    )]
+    NotStopping {
+        /// The grace it was given.
+        seconds: u64,
+    },
     /// The CUDA bindings panicked (an old driver lacking a symbol, for instance).
     #[error("the CUDA driver bindings failed: {0}")]
     Bindings(String),

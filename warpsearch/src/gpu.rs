@@ -15,6 +15,10 @@ use cudarc::nvrtc::Ptx;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long a kernel asked to stop may run on before its GPU is taken for hung: the kernels
+/// look at the stop word inside every subtree, so a healthy one stops within a second or two.
+pub const STOP_GRACE: Duration = Duration::from_secs(60);
+
 /// The kernels crate compiled to PTX by build.rs (empty when it could not be built).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
@@ -439,9 +443,17 @@ impl GpuDevice {
         };
         let finished = step("recording an event", self.stream.record_event(None))?;
         let started = Instant::now();
-        let mut stopping = false;
+        let mut stopping: Option<Instant> = None;
         let mut claimed = [0u32; 1];
         while !step("waiting for the GPU", finished.try_is_complete())? {
+            if stopping.is_some_and(|asked| asked.elapsed() > STOP_GRACE) {
+                // The kernel sees the stop word within a subtree; one that does not is hung.
+                // Its buffers stay allocated (their frees are queued behind it).
+                return Err(GpuError::NotStopping {
+                    seconds: STOP_GRACE.as_secs(),
+                }
+                .into());
+            }
             // Spin briefly (short runs must not pay for a sleep), then look a few times a second.
             if started.elapsed() < Duration::from_millis(500) {
                 std::thread::yield_now();
@@ -455,8 +467,8 @@ impl GpuDevice {
             })?;
             step("reading progress", self.monitor.synchronize())?;
             look(u64::from(claimed[0]))?;
-            if control.cancelled() && !stopping {
-                stopping = true;
+            if control.cancelled() && stopping.is_none() {
+                stopping = Some(Instant::now());
                 let stop = [1u32];
                 // SAFETY: writes the buffer's second word; `stop` outlives the copy, which is
                 // waited for.
@@ -466,7 +478,7 @@ impl GpuDevice {
                 step("stopping the GPU", self.monitor.synchronize())?;
             }
         }
-        if stopping || control.cancelled() {
+        if stopping.is_some() || control.cancelled() {
             return Err(Error::Interrupted);
         }
         Ok(())

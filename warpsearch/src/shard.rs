@@ -667,6 +667,55 @@ pub struct Workers {
     pub weights: Option<Vec<f64>>,
     /// A fault to inject, for tests and drills ([`Workers::of`] reads [`FAULT_VARIABLE`]).
     pub fault: Option<Injected>,
+    /// When a silent worker is reported, and dropped ([`Workers::of`] reads
+    /// [`HANG_LIMIT_VARIABLE`]).
+    pub hang: HangPolicy,
+}
+
+/// The environment variable that sets [`HangPolicy::limit`] in seconds: a device that finishes
+/// no chunk for that long while it holds some is taken for hung, dropped from the run, and its
+/// chunks go to the other devices.
+pub const HANG_LIMIT_VARIABLE: &str = "WARPSEARCH_HANG_LIMIT";
+
+/// How a run tells a hung device (a kernel that never finishes, a lost device the driver does
+/// not report) from a slow chunk. A worker is *silent* while it holds unfinished chunks and
+/// has reported none since it last took or reported one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HangPolicy {
+    /// A worker silent for `warn_factor` times the run's typical time between one worker's
+    /// chunks (and at least `warn_after`) is reported once, as possibly hung.
+    pub warn_factor: f64,
+    /// See `warn_factor`.
+    pub warn_after: Duration,
+    /// A worker silent this long is dropped: asked to stop, its unfinished chunks counted by
+    /// the others. `None`: never (the default, since a record's chunks can take days).
+    pub limit: Option<Duration>,
+}
+
+impl Default for HangPolicy {
+    fn default() -> HangPolicy {
+        HangPolicy {
+            warn_factor: 10.0,
+            warn_after: Duration::from_secs(60),
+            limit: None,
+        }
+    }
+}
+
+impl HangPolicy {
+    /// The default, with the limit [`HANG_LIMIT_VARIABLE`] sets (seconds; unset, empty or not a
+    /// positive number: no limit).
+    pub fn from_env() -> HangPolicy {
+        let limit = std::env::var(HANG_LIMIT_VARIABLE)
+            .ok()
+            .and_then(|text| text.trim().parse::<f64>().ok())
+            .filter(|seconds| seconds.is_finite() && *seconds > 0.0)
+            .map(Duration::from_secs_f64);
+        HangPolicy {
+            limit,
+            ..HangPolicy::default()
+        }
+    }
 }
 
 impl Workers {
@@ -721,12 +770,14 @@ impl Workers {
                 max_batch: 1,
                 weights: None,
                 fault: Injected::from_env(),
+                hang: HangPolicy::from_env(),
             },
             crate::backend::Backend::Gpu(gpus) => Workers {
                 names: gpus.all().iter().map(|d| d.label()).collect(),
                 max_batch: usize::MAX,
                 weights: None,
                 fault: Injected::from_env(),
+                hang: HangPolicy::from_env(),
             },
         }
     }
@@ -783,6 +834,11 @@ struct Ledger<P> {
     faults: Vec<Fault>,
     /// Chunks each worker has reported in this run (for [`Injected`] faults).
     reported: Vec<u32>,
+    /// When each worker last took or reported a chunk (its silence starts there).
+    last_heard: Vec<Instant>,
+    /// Workers reported as possibly hung, and those dropped as hung (with their silence).
+    warned: Vec<bool>,
+    hung: Vec<Option<Duration>>,
 }
 
 impl<P: Partial> Ledger<P> {
@@ -794,28 +850,116 @@ impl<P: Partial> Ledger<P> {
 
 /// The environment variable that injects a device fault, for tests and drills: `K:M` makes
 /// worker K (0-based, in the order the run lists its devices; each GPU lane is one) fail when
-/// it reports its (M+1)-th chunk, as a lost device or a failed copy would.
+/// it reports its (M+1)-th chunk, as a lost device or a failed copy would; `K:M:hang` makes it
+/// hang there instead (it reports nothing more until it is asked to stop), as a kernel that
+/// never finishes would.
 pub const FAULT_VARIABLE: &str = "WARPSEARCH_FAULT";
 
-/// A device fault to inject ([`FAULT_VARIABLE`]): worker `worker` fails when it reports its
-/// chunk number `after + 1`.
+/// A device fault to inject ([`FAULT_VARIABLE`]): worker `worker` fails (or hangs) when it
+/// reports its chunk number `after + 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Injected {
     /// The worker (0-based, in [`Workers::names`]' order).
     pub worker: usize,
     /// Chunks it reports before it fails.
     pub after: u32,
+    /// Hang instead of failing: the report waits until the worker is asked to stop.
+    pub hang: bool,
 }
 
 impl Injected {
-    /// The fault [`FAULT_VARIABLE`] asks for, if it is set and reads `K:M`.
+    /// The fault [`FAULT_VARIABLE`] asks for, if it is set and reads `K:M` or `K:M:hang`.
     pub fn from_env() -> Option<Injected> {
-        let text = std::env::var(FAULT_VARIABLE).ok()?;
-        let (worker, after) = text.split_once(':')?;
+        Injected::parse(&std::env::var(FAULT_VARIABLE).ok()?)
+    }
+
+    /// `K:M` (fail) or `K:M:hang`; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Injected> {
+        let mut parts = text.split(':').map(str::trim);
+        let worker = parts.next()?.parse().ok()?;
+        let after = parts.next()?.parse().ok()?;
+        let hang = match parts.next() {
+            None => false,
+            Some("hang") => true,
+            Some(_) => return None,
+        };
         Some(Injected {
-            worker: worker.trim().parse().ok()?,
-            after: after.trim().parse().ok()?,
+            worker,
+            after,
+            hang,
         })
+    }
+}
+
+/// `error` without the [`Error::OnDevice`] layers that name `device` again (the caller names it).
+fn without_device(error: Error, device: &str) -> Error {
+    match error {
+        Error::OnDevice {
+            device: named,
+            source,
+        } if named == device => without_device(*source, device),
+        error => error,
+    }
+}
+
+/// The watchdog's look at the run: a worker of `alive` that holds unfinished chunks and has
+/// been silent past the warning threshold is reported once; past the limit it is marked hung
+/// and asked to stop (its own stop), and the run then drops it when it returns.
+fn look_for_hangs<P>(
+    ledger: &mut Ledger<P>,
+    alive: &[usize],
+    todo: &[u32],
+    workers: &Workers,
+    own_stops: &[(RunControl, std::sync::Arc<std::sync::atomic::AtomicBool>)],
+    progress: &crate::run::Progress,
+    started: Instant,
+) {
+    let policy = workers.hang;
+    let reports: u32 = ledger.reported.iter().sum();
+    let running = alive.iter().filter(|&&w| !ledger.dropped[w]).count().max(1);
+    // The typical time between one worker's chunks, once some are in.
+    let typical = (reports > 0).then(|| {
+        started
+            .elapsed()
+            .mul_f64(running as f64 / f64::from(reports))
+    });
+    let warn_at = typical
+        .map_or(policy.warn_after, |t| t.mul_f64(policy.warn_factor))
+        .max(policy.warn_after);
+    for &w in alive {
+        if ledger.dropped[w] || ledger.hung[w].is_some() {
+            continue;
+        }
+        let holds = todo
+            .iter()
+            .any(|&c| ledger.owner[c as usize] == Some(w) && !ledger.done.contains_key(&c));
+        let silent = ledger.last_heard[w].elapsed();
+        if !holds {
+            continue;
+        }
+        let device = &workers.names[w];
+        if silent > warn_at && !ledger.warned[w] {
+            ledger.warned[w] = true;
+            let typical = typical.map_or(String::new(), |t| {
+                format!(" (typically {:.1} s between its chunks)", t.as_secs_f64())
+            });
+            let limit = policy.limit.map_or(
+                format!("; set {HANG_LIMIT_VARIABLE}=SECONDS to drop a device that stays silent"),
+                |l| format!("; it is dropped at {:.0} s", l.as_secs_f64()),
+            );
+            progress.note(&format!(
+                "warning: {device} has finished no chunk for {:.0} s{typical}: it may be hung{limit}",
+                silent.as_secs_f64()
+            ));
+        }
+        if let Some(limit) = policy.limit
+            && silent > limit
+        {
+            ledger.hung[w] = Some(silent);
+            own_stops[w]
+                .1
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -917,7 +1061,11 @@ pub fn run_chunks<P: Partial + Send>(
         dropped: vec![false; workers.names.len()],
         faults: Vec::new(),
         reported: vec![0; workers.names.len()],
+        last_heard: vec![Instant::now(); workers.names.len()],
+        warned: vec![false; workers.names.len()],
+        hung: vec![None; workers.names.len()],
     });
+
     let injected = workers.fault;
     let lock = || {
         ledger
@@ -925,10 +1073,14 @@ pub fn run_chunks<P: Partial + Send>(
             .map_err(|_| Error::Verification("a worker thread panicked".into()))
     };
     let (stoppable, stop) = control.child();
+    // Each worker's own stop (it also stops with the run), for dropping it alone when it hangs.
+    let own_stops: Vec<(RunControl, std::sync::Arc<std::sync::atomic::AtomicBool>)> =
+        workers.names.iter().map(|_| stoppable.child()).collect();
     let worker = |index: usize| -> Result<()> {
+        let own = &own_stops[index].0;
         // Hands this worker chunks: `Some(k)` up to k, `None` a batch by the guided policy.
         let take = |count: Option<usize>| -> Result<Vec<u32>> {
-            if stoppable.cancelled() {
+            if own.cancelled() {
                 return Ok(Vec::new());
             }
             let mut ledger = lock()?;
@@ -956,6 +1108,9 @@ pub fn run_chunks<P: Partial + Send>(
             for &chunk in &batch {
                 ledger.owner[chunk as usize] = Some(index);
             }
+            if !batch.is_empty() {
+                ledger.last_heard[index] = Instant::now();
+            }
             Ok(batch)
         };
         let report = |chunk: u32, counts: P| -> Result<()> {
@@ -970,6 +1125,15 @@ pub fn run_chunks<P: Partial + Send>(
             if let Some(fault) = injected.filter(|f| f.worker == index)
                 && ledger.reported[index] >= fault.after
             {
+                if fault.hang {
+                    // A kernel that never finishes: nothing more is reported until the run
+                    // asks this worker to stop.
+                    drop(ledger);
+                    while !own.cancelled() {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    return Err(Error::Interrupted);
+                }
                 return Err(Error::OnDevice {
                     device: workers.names[index].clone(),
                     source: Box::new(Error::Verification(format!(
@@ -979,6 +1143,7 @@ pub fn run_chunks<P: Partial + Send>(
                 });
             }
             ledger.reported[index] += 1;
+            ledger.last_heard[index] = Instant::now();
             let share = &mut ledger.shares[index];
             share.chunks += 1;
             share.units += partition.chunk_range(chunk).len() as u64;
@@ -1008,9 +1173,17 @@ pub fn run_chunks<P: Partial + Send>(
             Ok(())
         };
         let busy = Instant::now();
-        let outcome = run_worker(index, &ChunkSource { take: &take }, &stoppable, &report);
+        let outcome = run_worker(index, &ChunkSource { take: &take }, own, &report);
         let mut ledger = lock()?;
         ledger.shares[index].seconds += busy.elapsed().as_secs_f64();
+        // A worker the watchdog took for hung failed, whatever it returned once stopped.
+        let outcome = match (ledger.hung[index], workers.hang.limit) {
+            (Some(silent), Some(limit)) => Err(Error::Hung {
+                seconds: silent.as_secs_f64(),
+                limit: limit.as_secs_f64(),
+            }),
+            _ => outcome,
+        };
         let outcome = outcome.and_then(|()| {
             let mine = |c: &u32| ledger.owner[*c as usize] == Some(index);
             match todo
@@ -1048,6 +1221,7 @@ pub fn run_chunks<P: Partial + Send>(
                 }
                 ledger.requeued.extend(&unfinished);
                 let device = workers.names[index].clone();
+                let error = without_device(error, &device);
                 progress.note(&format!(
                     "warning: {device} failed ({error}); it is dropped from the run, and its {} unfinished chunks go to the other devices",
                     unfinished.len()
@@ -1096,24 +1270,35 @@ pub fn run_chunks<P: Partial + Send>(
                 .filter(|&w| !ledger.dropped[w])
                 .collect()
         };
-        joined.extend(match alive.as_slice() {
-            [] => Vec::new(),
-            [only] => vec![worker(*only)],
-            _ => std::thread::scope(|scope| {
-                let handles: Vec<_> = alive
-                    .iter()
-                    .map(|&index| scope.spawn(move || worker(index)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(Error::Verification("a worker panicked".into()))
-                        })
-                    })
-                    .collect()
-            }),
-        });
+        joined.extend(std::thread::scope(|scope| {
+            let handles: Vec<_> = alive
+                .iter()
+                .map(|&index| scope.spawn(move || worker(index)))
+                .collect();
+            // The watchdog: while the workers run, look for silent ones.
+            let tick = Duration::from_millis(50).min(workers.hang.warn_after / 4);
+            while !handles.iter().all(|h| h.is_finished()) {
+                std::thread::sleep(tick);
+                if let Ok(mut ledger) = ledger.lock() {
+                    look_for_hangs(
+                        &mut ledger,
+                        &alive,
+                        &todo,
+                        workers,
+                        &own_stops,
+                        &progress,
+                        started,
+                    );
+                }
+            }
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Verification("a worker panicked".into())))
+                })
+                .collect::<Vec<_>>()
+        }));
         let mut ledger = lock()?;
         let anyone_left = ledger.dropped.iter().any(|d| !d);
         if ledger.requeued.is_empty() || ledger.failure.is_some() || control.cancelled() {
@@ -1291,6 +1476,7 @@ mod tests {
             max_batch,
             weights: None,
             fault: None,
+            hang: HangPolicy::default(),
         }
     }
 
@@ -1515,6 +1701,7 @@ mod tests {
         three.fault = Some(Injected {
             worker: 1,
             after: 5,
+            hang: false,
         });
         // The others wait until worker 1 has met its fault, so that it gets its six chunks
         // whatever the threads' timing.
@@ -1551,6 +1738,99 @@ mod tests {
         let by_one = run.chunks.iter().filter(|c| c.device == "worker 1").count();
         assert_eq!(by_one, 5, "worker 1 reported five chunks before its fault");
         assert_eq!(run.faults[0].recounted.len(), 1, "the chunk it held");
+    }
+
+    #[test]
+    fn a_fault_is_read_as_worker_chunks_and_an_optional_hang() {
+        let fault = |worker, after, hang| {
+            Some(Injected {
+                worker,
+                after,
+                hang,
+            })
+        };
+        assert_eq!(Injected::parse("1:5"), fault(1, 5, false));
+        assert_eq!(Injected::parse(" 0 : 64 :hang"), fault(0, 64, true));
+        assert_eq!(Injected::parse("1:5:slow"), None);
+        assert_eq!(Injected::parse("1"), None);
+    }
+
+    /// A worker that hangs (as `WARPSEARCH_FAULT=1:3:hang` asks) is taken for hung once it has
+    /// been silent past the limit, asked to stop and dropped; its chunk is counted by another.
+    #[test]
+    fn a_hung_worker_is_dropped_at_the_limit_and_the_run_ends_exact() {
+        let p = partition();
+        let mut three = workers(3, 1);
+        three.fault = Some(Injected {
+            worker: 1,
+            after: 3,
+            hang: true,
+        });
+        three.hang = HangPolicy {
+            warn_factor: 10.0,
+            warn_after: Duration::from_millis(20),
+            limit: Some(Duration::from_secs(1)),
+        };
+        let run = run_chunks::<Sum>(
+            &p,
+            Shard::WHOLE,
+            None,
+            &RunControl::quiet(),
+            &three,
+            |_, source, _, report| loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(2));
+                report(chunks[0], Sum(u64::from(chunks[0])))?;
+            },
+        )
+        .unwrap();
+        assert_eq!(run.counts.0, (0..37).sum::<u64>());
+        assert_eq!(run.faults.len(), 1, "{:?}", run.faults);
+        assert_eq!(run.faults[0].device, "worker 1");
+        assert!(
+            run.faults[0].error.contains("taken for hung"),
+            "{:?}",
+            run.faults
+        );
+        assert_eq!(run.faults[0].recounted.len(), 1, "the chunk it hung on");
+        let by_one = run.chunks.iter().filter(|c| c.device == "worker 1").count();
+        assert_eq!(by_one, 3, "worker 1 reported three chunks before it hung");
+    }
+
+    /// A slow chunk past the warning threshold but within no limit is only reported: the run
+    /// ends with no fault.
+    #[test]
+    fn a_slow_worker_without_a_limit_is_warned_about_not_dropped() {
+        let p = partition();
+        let mut two = workers(2, 1);
+        two.hang = HangPolicy {
+            warn_factor: 10.0,
+            warn_after: Duration::from_millis(10),
+            limit: None,
+        };
+        let run = run_chunks::<Sum>(
+            &p,
+            Shard::WHOLE,
+            None,
+            &RunControl::quiet(),
+            &two,
+            |worker, source, _, report| loop {
+                let chunks = source.batch()?;
+                if chunks.is_empty() {
+                    return Ok(());
+                }
+                if worker == 0 && chunks[0] == 0 {
+                    std::thread::sleep(Duration::from_millis(150));
+                }
+                report(chunks[0], Sum(u64::from(chunks[0])))?;
+            },
+        )
+        .unwrap();
+        assert_eq!(run.counts.0, (0..37).sum::<u64>());
+        assert!(run.faults.is_empty(), "{:?}", run.faults);
     }
 
     #[test]
