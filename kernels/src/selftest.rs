@@ -4,14 +4,14 @@
 use crate::atomic::WorkQueue;
 use crate::bits::{bit_reverse, highest_set_bit, lop3, lowest_bit, maj3, popc, xor3};
 use crate::scope::{Scope, ScopedAtomic, fence_in};
-use crate::warp::{Lanes, lane_id, lanemask_lt};
+use crate::warp::{LaneCounters, Lanes, TRANSPOSE_ROUNDS, lane_id, lanemask_lt};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Number of per-lane results [`exercise`] produces.
-pub const OUTPUTS: usize = 39;
+pub const OUTPUTS: usize = 42;
 /// Index of the result that comes from the work queue (compared by its properties, since
 /// the order in which warps reach the counter differs between runs).
-pub const CLAIM_OUTPUT: usize = 38;
+pub const CLAIM_OUTPUT: usize = 41;
 /// Input words per lane.
 pub const INPUTS: usize = 2;
 
@@ -55,6 +55,9 @@ pub const OUTPUT_NAMES: [&str; OUTPUTS] = [
     "redux_or",
     "redux_xor",
     "reduce(max)",
+    "transpose_round",
+    "round.bit0",
+    "round.bit1",
     "work_queue.claim",
 ];
 
@@ -72,6 +75,11 @@ pub fn exercise(
     let odd = a.map(|x| x & 1 == 1);
     let votes = odd.ballot();
     let wide_sum = a.zip_with(b, |x, y| (x as u64) << 32 | y as u64).sum();
+    let (width, low) = TRANSPOSE_ROUNDS[(salt % 5) as usize];
+    // Two butterfly rounds of the column counter at two different widths.
+    let counters = LaneCounters::of_rows(sparse)
+        .round(1 << (salt % 5))
+        .round(1 << ((salt % 5 + 1) % 5));
     [
         lane_id(),
         a.map(popc),
@@ -117,6 +125,9 @@ pub fn exercise(
         Lanes::splat(sparse.redux_or()),
         Lanes::splat(c.redux_xor()),
         Lanes::splat(b.reduce(u32::max)),
+        a.transpose_round(width, low),
+        counters.bit0,
+        counters.bit1,
         queue.claim(b.map(|x| x & 8 != 0)),
     ]
 }

@@ -412,6 +412,20 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
     let sparse_or = sparse.iter().fold(0, |x, y| x | y);
     let smallest = a.iter().copied().min().unwrap_or(0);
     let uniform = |v: u32| [v; 32];
+    // Lane i after two column-counter rounds of widths s1, s2: the saturated counts of the
+    // rows i, i ^ s1, i ^ s2, i ^ s1 ^ s2, bit `bit` of each column.
+    let (s1, s2) = (1usize << (salt % 5), 1usize << ((salt % 5 + 1) % 5));
+    let counted = |i: usize, bit: u32| {
+        let rows = [i, i ^ s1, i ^ s2, i ^ s1 ^ s2];
+        (0..32).fold(0u32, |w, col| {
+            let count = rows
+                .iter()
+                .filter(|&&r| sparse[r] >> col & 1 == 1)
+                .count()
+                .min(3) as u32;
+            w | ((count >> bit) & 1) << col
+        })
+    };
     let per_lane = |f: &dyn Fn(usize) -> u32| -> [u32; 32] { std::array::from_fn(f) };
     [
         per_lane(&|i| i as u32),
@@ -476,6 +490,19 @@ fn reference(a: &[u32; 32], b: &[u32; 32], salt: u32) -> [[u32; 32]; OUTPUTS] {
         uniform(sparse_or),
         uniform(c.iter().fold(0, |x, y| x ^ y)),
         uniform(b.iter().copied().max().unwrap_or(0)),
+        per_lane(&|i| {
+            // One transpose round of width `w`: lanes i and i ^ w swap off-diagonal blocks.
+            let (w, low) = kernels::warp::TRANSPOSE_ROUNDS[(salt % 5) as usize];
+            let w = w as usize;
+            let partner = a[i ^ w];
+            if i & w == 0 {
+                (a[i] & low) | ((partner & low) << w)
+            } else {
+                (a[i] & !low) | ((partner & !low) >> w)
+            }
+        }),
+        per_lane(&|i| counted(i, 0)),
+        per_lane(&|i| counted(i, 1)),
         [0; 32], // the work queue, checked by its properties
     ]
 }
@@ -584,7 +611,7 @@ mod tests {
     /// output of their own: lane-local plumbing, the GPU intrinsics' declarations, a barrier,
     /// and the accessors of a reduction's result. `on_one_lane` is lane-local too (lane 0
     /// runs a closure); every warp total the counts add goes through it.
-    const NOT_COLLECTIVES: [&str; 36] = [
+    const NOT_COLLECTIVES: [&str; 37] = [
         "splat",
         "from_fn",
         "map",
@@ -621,6 +648,7 @@ mod tests {
         "each_mut_with",
         "for_each",
         "on_one_lane",
+        "of_rows",
     ];
 
     #[test]

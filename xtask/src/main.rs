@@ -16,6 +16,7 @@
 //! cargo xtask doc-gpu-blocks  the `rust,ignore` (GPU-only) blocks of docs/ built to PTX and checked by ptxas
 //! cargo xtask own-kernel      examples/first-kernel (learning path chapter 10) built, tested and run as a learner would
 //! cargo xtask figures         every measured figure in README.md and docs/ links to docs/BENCHMARKS.md
+//! cargo xtask plots           draw docs/img/plots/*.svg from the logs in results/ (`test` checks them)
 //! ```
 //!
 //! Every build it starts gets `WARPSEARCH_PTXAS` (NVIDIA's assembler from PyPI, in `.tools/`),
@@ -34,6 +35,7 @@ mod cluster;
 mod figures;
 mod fresh;
 mod learn;
+mod plots;
 
 /// Architectures the PTX must assemble for.
 const PTXAS_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
@@ -56,7 +58,8 @@ fn main() -> ExitCode {
         Some("doc-gpu-blocks") => learn::gpu_blocks(),
         Some("own-kernel") => learn::own_kernel_test(),
         Some("figures") => figures::check(),
-        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test|diagrams|exercises|doc-gpu-blocks|own-kernel|figures>".into()),
+        Some("plots") => plots::plots(false),
+        _ => Err("usage: cargo xtask <run ARGS…|test|ptx|bench WHAT [ARGS…]|bench nqueens-baseline [N]|bundle|fresh-check|cluster-test|kit-test|diagrams|exercises|doc-gpu-blocks|own-kernel|figures|plots>".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -222,6 +225,7 @@ fn test() -> Result {
     )?;
     learn::exercises_test()?;
     learn::diagrams(true)?;
+    plots::plots(true)?;
     learn::gpu_blocks()?;
     learn::own_kernel_test()?;
     example_test()?;
