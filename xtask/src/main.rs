@@ -364,6 +364,41 @@ fn example_test() -> Result {
     kit_test()
 }
 
+/// The files of examples/NAME copied to `crate_dir` (emptied first), with the paths that named
+/// this repository's crates pointing into this clone instead: the example as a crate of a user's
+/// own, in a folder of its own.
+fn copy_out_of_the_repository(name: &str, crate_dir: &Path) -> Result {
+    let example = root().join("examples").join(name);
+    let _ = fs::remove_dir_all(crate_dir);
+    let clone = root();
+    let clone = clone.to_str().ok_or("the repository's path is not UTF-8")?;
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "src/main.rs",
+        "src/lib.rs",
+        "kernels/Cargo.toml",
+        "kernels/rust-toolchain.toml",
+        "kernels/src/lib.rs",
+    ] {
+        let from = example.join(file);
+        if file == "src/lib.rs" && !from.exists() {
+            continue;
+        }
+        let text = fs::read_to_string(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+        let text = text
+            .replace("\"../../../kernels\"", &format!("\"{clone}/kernels\""))
+            .replace("\"../../warpsearch\"", &format!("\"{clone}/warpsearch\""))
+            .replace("\"../../builder\"", &format!("\"{clone}/builder\""));
+        let to = crate_dir.join(file);
+        fs::create_dir_all(to.parent().ok_or("a file without a folder")?)
+            .map_err(|e| e.to_string())?;
+        fs::write(&to, text).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    Ok(())
+}
+
 /// The JSON line a command printed on stdout, and the text it was read from; `what` names the
 /// command in the error when it is not JSON.
 fn json_line(output: &std::process::Output, what: &str) -> Result<(serde_json::Value, String)> {
@@ -377,32 +412,8 @@ fn json_line(output: &std::process::Output, what: &str) -> Result<(serde_json::V
 /// clone of warpsearch by path: its kernel crate, its build script and a `main` of at most
 /// 60 lines on `warpsearch::kit`. Built in its own target folder; returns the binary.
 fn downstream_crate() -> Result<PathBuf> {
-    let example = root().join("examples/nqueens-simple");
     let crate_dir = env::temp_dir().join("warpsearch-downstream/nqueens-simple");
-    let _ = fs::remove_dir_all(&crate_dir);
-    let clone = root();
-    let clone = clone.to_str().ok_or("the repository's path is not UTF-8")?;
-    for file in [
-        "Cargo.toml",
-        "Cargo.lock",
-        "build.rs",
-        "src/main.rs",
-        "src/lib.rs",
-        "kernels/Cargo.toml",
-        "kernels/rust-toolchain.toml",
-        "kernels/src/lib.rs",
-    ] {
-        let text = fs::read_to_string(example.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        // The paths that named the enclosing repository now name the clone.
-        let text = text
-            .replace("\"../../../kernels\"", &format!("\"{clone}/kernels\""))
-            .replace("\"../../warpsearch\"", &format!("\"{clone}/warpsearch\""))
-            .replace("\"../../builder\"", &format!("\"{clone}/builder\""));
-        let to = crate_dir.join(file);
-        fs::create_dir_all(to.parent().ok_or("a file without a folder")?)
-            .map_err(|e| e.to_string())?;
-        fs::write(&to, text).map_err(|e| format!("{}: {e}", to.display()))?;
-    }
+    copy_out_of_the_repository("nqueens-simple", &crate_dir)?;
     let main_lines = fs::read_to_string(crate_dir.join("src/main.rs"))
         .map_err(|e| e.to_string())?
         .lines()
