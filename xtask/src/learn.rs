@@ -2,8 +2,8 @@
 //! drawn by running the CPU twins, and the GPU-only code blocks of `docs/` built to PTX.
 
 use crate::{
-    Result, blocks_stand_in_example, cargo, copy_out_of_the_repository, ensure_ptxas, json_line,
-    root, status, target_dir,
+    Result, blocks_stand_in_example, cargo, copy_out_of_the_repository, ensure_ptxas,
+    fmt_clippy_test, json_line, root, status, target_dir, write_or_check,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,26 +75,7 @@ pub fn own_kernel_test() -> Result {
             .env("FIRST_KERNEL_SASS", "1");
         command
     };
-    status(
-        &mut in_example(&["fmt", "--all", "--", "--check"]),
-        "first-kernel (outside the repository): cargo fmt --check",
-    )?;
-    status(
-        &mut in_example(&[
-            "clippy",
-            "--release",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
-        "first-kernel (outside the repository): cargo clippy -D warnings",
-    )?;
-    status(
-        &mut in_example(&["test", "--release", "--workspace"]),
-        "first-kernel (outside the repository): cargo test --release --workspace",
-    )?;
+    fmt_clippy_test(&in_example, "first-kernel (outside the repository)")?;
     let what = &format!("{}: cargo run --release -- --json", example.display());
     eprintln!("xtask: {what}");
     let output = in_example(&["run", "--quiet", "--release", "--", "--json"])
@@ -129,27 +110,13 @@ pub fn own_kernel_test() -> Result {
 /// from what the code draws now.
 pub fn diagrams(check: bool) -> Result {
     let folder = root().join("docs/learn/img");
-    let drawn = diagrams::all()?;
-    if !check {
-        fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    }
-    for (name, svg) in &drawn {
-        let path = folder.join(name);
-        if check {
-            let committed = fs::read_to_string(&path).unwrap_or_default();
-            if committed != *svg {
-                return Err(format!(
-                    "{} is not what the CPU twins draw now: run `cargo xtask diagrams` and commit it",
-                    path.display()
-                ));
-            }
-        } else {
-            fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    let verb = if check { "match the code" } else { "written" };
-    eprintln!("xtask: {} diagrams in docs/learn/img/ {verb}", drawn.len());
-    Ok(())
+    write_or_check(
+        &folder,
+        &diagrams::all()?,
+        check,
+        "diagrams",
+        "the CPU twins",
+    )
 }
 
 /// Every fenced block of `docs/` whose info string is `rust,ignore` shows GPU-only code:

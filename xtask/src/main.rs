@@ -326,26 +326,7 @@ fn example_test() -> Result {
             command.current_dir(&example).args(args).env(&require, "1");
             command
         };
-        status(
-            &mut in_example(&["fmt", "--all", "--", "--check"]),
-            &format!("examples/{name}: cargo fmt --check"),
-        )?;
-        status(
-            &mut in_example(&[
-                "clippy",
-                "--release",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ]),
-            &format!("examples/{name}: cargo clippy -D warnings"),
-        )?;
-        status(
-            &mut in_example(&["test", "--release", "--workspace"]),
-            &format!("examples/{name}: cargo test --release --workspace"),
-        )?;
+        fmt_clippy_test(&in_example, &format!("examples/{name}"))?;
         let manifest = format!("examples/{name}/Cargo.toml");
         let what = format!("cargo run --release --manifest-path {manifest} -- {size} --json");
         eprintln!("xtask: {what}");
@@ -362,6 +343,67 @@ fn example_test() -> Result {
         eprintln!("xtask: examples/{name}: {}", text.trim());
     }
     kit_test()
+}
+
+/// A crate of its own checked as CI checks this workspace: `cargo fmt --check`, clippy with
+/// warnings denied, and its tests (release), each command made by `in_crate(args)`.
+fn fmt_clippy_test(in_crate: &dyn Fn(&[&str]) -> Command, label: &str) -> Result {
+    status(
+        &mut in_crate(&["fmt", "--all", "--", "--check"]),
+        &format!("{label}: cargo fmt --check"),
+    )?;
+    status(
+        &mut in_crate(&[
+            "clippy",
+            "--release",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        &format!("{label}: cargo clippy -D warnings"),
+    )?;
+    status(
+        &mut in_crate(&["test", "--release", "--workspace"]),
+        &format!("{label}: cargo test --release --workspace"),
+    )
+}
+
+/// Writes generated files (`drawn`: name and text) into `folder`, or (`check`) fails when a
+/// committed one differs, telling the reader which `cargo xtask` command makes it again.
+/// `what`: "diagrams" or "plots"; `from`: what they are drawn from, for the message.
+fn write_or_check(
+    folder: &Path,
+    drawn: &[(&str, String)],
+    check: bool,
+    what: &str,
+    from: &str,
+) -> Result {
+    if !check {
+        fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
+    for (name, text) in drawn {
+        let path = folder.join(name);
+        if check {
+            if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                return Err(format!(
+                    "{} is not what {from} give now: run `cargo xtask {what}` and commit it",
+                    path.display()
+                ));
+            }
+        } else {
+            fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    let shown = folder.strip_prefix(root()).unwrap_or(folder).display();
+    let verb = if check {
+        format!("match {from}")
+    } else {
+        "written".into()
+    };
+    eprintln!("xtask: {} {what} in {shown}/ {verb}", drawn.len());
+    Ok(())
 }
 
 /// The files of examples/NAME copied to `crate_dir` (emptied first), with the paths that named
@@ -805,6 +847,18 @@ fn bundle() -> Result {
 
 #[cfg(test)]
 mod tutorial_tests {
+    #[test]
+    fn generated_files_are_written_then_checked_and_a_changed_one_fails() {
+        let folder = std::env::temp_dir().join(format!("xtask-write-check-{}", std::process::id()));
+        let drawn = [("a.svg", "<svg/>\n".to_string())];
+        super::write_or_check(&folder, &drawn, false, "plots", "the logs").unwrap();
+        super::write_or_check(&folder, &drawn, true, "plots", "the logs").unwrap();
+        std::fs::write(folder.join("a.svg"), "<svg>changed</svg>\n").unwrap();
+        let error = super::write_or_check(&folder, &drawn, true, "plots", "the logs").unwrap_err();
+        assert!(error.contains("run `cargo xtask plots`"), "{error}");
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+
     #[test]
     fn every_tutorial_block_stands_in_its_example() {
         for (name, ..) in super::EXAMPLES {

@@ -380,24 +380,5 @@ fn all() -> Result<Vec<(&'static str, String)>> {
 /// Writes the plots to docs/img/plots/, or (`check`) fails when a committed one differs.
 pub fn plots(check: bool) -> Result {
     let folder = root().join("docs/img/plots");
-    if !check {
-        fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    }
-    let drawn = all()?;
-    for (name, svg) in &drawn {
-        let path = folder.join(name);
-        if check {
-            if fs::read_to_string(&path).ok().as_deref() != Some(svg.as_str()) {
-                return Err(format!(
-                    "{} is not what the logs in results/ give: run `cargo xtask plots` and commit it",
-                    path.display()
-                ));
-            }
-        } else {
-            fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    let verb = if check { "match the logs" } else { "written" };
-    eprintln!("xtask: {} plots in docs/img/plots/ {verb}", drawn.len());
-    Ok(())
+    crate::write_or_check(&folder, &all()?, check, "plots", "the logs in results/")
 }

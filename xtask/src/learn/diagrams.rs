@@ -382,15 +382,22 @@ fn transpose_rounds() -> Result<String> {
         "off-diagonal s×s blocks (one shfl.sync.bfly, shifts and lop3s a round)",
     );
     for (i, (label, rows)) in states.iter().enumerate() {
-        let (x, y) = (
-            20 + (i as u32 % 3) * (side + 40),
-            80 + (i as u32 / 3) * (side + 50),
-        );
-        canvas.text(x, y - 8, 11, "start", label.as_str());
+        let (x, y) = panel(&mut canvas, i, side, label);
         let fill = if i == 5 { MARK } else { ON };
         board(&mut canvas, x, y, rows.to_array(), cell, fill);
     }
     Ok(canvas.finish())
+}
+
+/// Where panel `i` of a round-by-round picture goes (three a row, each `side` wide), with its
+/// label written above it: the panel's top-left corner.
+fn panel(canvas: &mut Canvas, i: usize, side: u32, label: &str) -> (u32, u32) {
+    let (x, y) = (
+        20 + (i as u32 % 3) * (side + 40),
+        80 + (i as u32 / 3) * (side + 50),
+    );
+    canvas.text(x, y - 8, 11, "start", label);
+    (x, y)
 }
 
 /// The sparse board of [`column_counts`] through the GPU counter's five butterfly rounds
@@ -429,11 +436,7 @@ fn column_count_rounds() -> Result<String> {
         "row = lane, column = bit; shade = 0, 1, 2, 3+; at the end every lane holds the warp's counts",
     );
     for (i, (label, counters)) in states.iter().enumerate() {
-        let (x, y) = (
-            20 + (i as u32 % 3) * (side + 40),
-            80 + (i as u32 / 3) * (side + 50),
-        );
-        canvas.text(x, y - 8, 11, "start", label.as_str());
+        let (x, y) = panel(&mut canvas, i, side, label);
         for lane in 0..32 {
             for c in 0..32 {
                 let count =
