@@ -27,6 +27,9 @@
 #   profile-skeleton Nsight Compute on the examples' kernels on the depth-first skeleton
 #                    (nqueens-simple N=PN, default 17; costas n=PC, default 14)
 #   costas           the examples/costas binary, orders 1.. until one takes COSTAS_LIMIT s
+#   small            a short search's fixed cost: examples/langford L(2,n) for LF="12 15 16" on the
+#                    GPU (REPS=5, one more with WARPSEARCH_TRACE: where the time goes) and on every
+#                    CPU core (CPU_REPS=3); BEFORE=DIR adds the skeleton suite's examples from DIR
 #   firstrun         `info`, then nqueens 16 cold (CUDA_CACHE_DISABLE=1: nothing from the driver's
 #                    compute cache) and warm, REPS times, with the native kernels and with the PTX JIT
 #                    (WARPSEARCH_KERNELS=ptx)
@@ -273,6 +276,19 @@ compare)
         for n in ${NQ:-20 21}; do run "warpsearch nqueens $n" 300 $B nqueens "$n" --backend gpu || exit 1; done
         for n in ${NO3:-13 14}; do run "warpsearch no3line $n" 300 $B no3line "$n" --backend gpu || exit 1; done
         [[ $pass == 1 && -n ${OTHERS:-} ]] && bash "$OTHERS"
+    done
+    ;;
+small)
+    "$here/langford" 8 --backend gpu > /dev/null   # warm-up
+    for n in ${LF-12 15 16}; do
+        echo "== langford $n, traced"
+        WARPSEARCH_TRACE=1 "$here/langford" "$n" --backend gpu --json 2>&1 | grep -v '^backend'
+        for k in $(seq "${REPS:-5}"); do
+            run "langford $n, GPU" 120 "$here/langford" "$n" --backend gpu || exit 1
+        done
+        for k in $(seq "${CPU_REPS:-3}"); do
+            run "langford $n, every CPU core" 300 "$here/langford" "$n" --backend cpu || exit 1
+        done
     done
     ;;
 skeleton)

@@ -223,6 +223,17 @@ pub trait DepthFirst {
     fn max_depth(&self) -> u32;
     /// Writes the partial solution of `unit` into `state`; returns the choices at its root.
     fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> Self::Set;
+    /// Solutions that the unit itself already is, counted once when the walk starts it: 1 for a
+    /// unit that is a complete solution (a work list made down to the last level, as the
+    /// units of a short self-avoiding walk are), 0 (the default) when all its solutions lie
+    /// below it. The root's choices ([`start`](Self::start)'s set, empty for a complete unit)
+    /// are searched as usual. Called right after `start`, with the unit's state; the default
+    /// compiles to nothing.
+    #[inline(always)]
+    fn unit_leaves<S: Slab>(&self, unit: &[u64], state: &S) -> u32 {
+        let _ = (unit, state);
+        0
+    }
     /// Makes choice `choice` at `depth` (0: the unit's root) in `state`. `rest` is the
     /// level's set after this choice (its choices not yet tried): most trees ignore it, but a
     /// set type that carries more than the choices (a bitmap the next level is computed from,
@@ -351,7 +362,7 @@ impl<C: Candidates> Walk<C> {
         self.depth = 0;
         self.back = IDLE;
         self.floor = 0;
-        self.found = 0;
+        self.found = tree.unit_leaves(unit, slab) as u64;
         self.nodes = 0;
     }
 
@@ -1139,6 +1150,69 @@ mod tests {
             let pairs = results.chunks(2).map(|pair| pair[0]);
             pairs.collect::<Vec<_>>()
         });
+    }
+
+    /// [`Sums`] from units that decide the first `decided` numbers (unit: the mask of those
+    /// taken). With every number decided a unit is a complete subset: it has no choices, and
+    /// counts itself through [`DepthFirst::unit_leaves`].
+    struct Decided {
+        sums: Sums,
+        decided: u32,
+    }
+
+    impl DepthFirst for Decided {
+        type Set = u32;
+        fn state_words(&self) -> u32 {
+            2
+        }
+        fn max_depth(&self) -> u32 {
+            self.sums.n + 1
+        }
+        fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> u32 {
+            let sum = (0..self.decided).filter(|b| unit[0] >> b & 1 == 1).sum();
+            state.set(0, sum);
+            state.set(1, self.decided);
+            if self.decided > self.sums.n { 0 } else { 0b11 }
+        }
+        fn unit_leaves<S: Slab>(&self, _: &[u64], state: &S) -> u32 {
+            (self.decided > self.sums.n && state.get(0) == self.sums.target) as u32
+        }
+        fn descend<S: Slab>(&self, state: &mut S, d: u32, choice: u32, rest: u32) -> Node<u32> {
+            self.sums.descend(state, d, choice, rest)
+        }
+        fn undo<S: Slab>(&self, state: &mut S, depth: u32, choice: u32) {
+            self.sums.undo(state, depth, choice)
+        }
+    }
+
+    #[test]
+    fn units_that_are_complete_solutions_count_themselves_on_the_cpu_and_in_the_kernel_loop() {
+        let (n, target) = (9, 17);
+        let by_hand = (0u32..1 << (n + 1))
+            .filter(|s| (0..=n).filter(|b| s >> b & 1 == 1).sum::<u32>() == target)
+            .count() as u64;
+        // From no number decided to all of them: the last work list is every subset.
+        for decided in 0..=n + 1 {
+            let tree = Decided {
+                sums: Sums { n, target },
+                decided,
+            };
+            let units: Vec<u64> = (0..1u64 << decided).collect();
+            let cpu: u64 = units
+                .iter()
+                .map(|&u| walk_unit(&tree, &[u], &mut [0u32; 64]))
+                .sum();
+            assert_eq!(cpu, by_hand, "{decided} decided, CPU twin");
+            let mut results = std::vec![0; units.len()];
+            walk_as_one_warp(&tree, &units, 1, &mut results, Report::Counts, || {
+                [0u32; 64]
+            });
+            assert_eq!(
+                results.iter().sum::<u64>(),
+                by_hand,
+                "{decided} decided, a warp"
+            );
+        }
     }
 
     #[test]

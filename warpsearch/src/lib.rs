@@ -14,20 +14,15 @@
 //! - [`engine`]: run a search of your own (your kernel, built to PTX by `warpsearch-builder`)
 //!   on every CPU core or every GPU, with progress, Ctrl-C, shards and checkpoints.
 
-pub mod backend;
-pub mod engine;
-pub mod error;
-pub mod feed;
+pub mod builtin;
 pub mod gomoku;
-pub mod gpu;
-pub mod kit;
 pub mod no3line;
 pub mod nqueens;
-pub mod predict;
-pub mod run;
 pub mod selftest;
-pub mod shard;
-pub mod verify;
+
+// The engine (the crate `warpsearch-engine`) under the paths this crate has always had.
+pub use warpsearch_engine::search as engine;
+pub use warpsearch_engine::{backend, error, feed, gpu, kit, predict, run, shard, verify};
 
 pub use backend::{Backend, BackendChoice};
 pub use error::{Error, GpuError, Result};

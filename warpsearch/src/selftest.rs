@@ -126,7 +126,7 @@ pub const TIMING_ROUNDS: u32 = 4096;
 /// [`Error::Verification`](crate::Error::Verification).
 pub fn time_reductions(device: &GpuDevice, repeat: u32) -> Result<Vec<ReductionTiming>> {
     let stream = device.stream();
-    let function = device.function("warpsearch_reduction_timing")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_reduction_timing")?;
     let block = 256u32;
     let blocks = device.multiprocessors * 4;
     let threads = (blocks * block) as usize;
@@ -201,7 +201,7 @@ pub const SCOPE_ROUNDS: u32 = 1024;
 /// holding the CPU twin's value, else the timing is refused.
 pub fn time_scopes(device: &GpuDevice, repeat: u32) -> Result<Vec<ScopeTiming>> {
     let stream = device.stream();
-    let function = device.function("warpsearch_scope_timing")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_scope_timing")?;
     let block = 256u32;
     let blocks = device.multiprocessors * 4;
     let threads = blocks * block;
@@ -283,7 +283,7 @@ pub const LOAD_WORDS: u32 = 1 << 27;
 /// match the CPU's for a sample of threads, else the timing is refused.
 pub fn time_loads(device: &GpuDevice, repeat: u32) -> Result<Vec<LoadTiming>> {
     let stream = device.stream();
-    let function = device.function("warpsearch_load_timing")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_load_timing")?;
     let block = 256u32;
     let blocks = device.multiprocessors * 4;
     let threads = blocks * block;
@@ -363,7 +363,7 @@ fn run_cpu(inputs: &Inputs, warps: u32) -> (Vec<u32>, u64) {
 
 fn run_gpu(device: &GpuDevice, inputs: &Inputs, warps: u32) -> Result<(Vec<u32>, u64)> {
     let stream = device.stream();
-    let function = device.function("warpsearch_selftest")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_selftest")?;
     let words = step("copying self-test inputs", stream.clone_htod(&inputs.words))?;
     let salts = step("copying self-test inputs", stream.clone_htod(&inputs.salts))?;
     let mut out = step(

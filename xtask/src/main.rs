@@ -9,7 +9,7 @@
 //! cargo xtask bench gomoku                  criterion benchmarks of the Gomoku threat tables
 //! cargo xtask fresh-check     the README's front door in a fresh copy, with a rustup home that lacks the pinned nightly
 //! cargo xtask cluster-test    a one-node Slurm cluster here: deploy/slurm/ runs 4 CPU shards of nqueens 16 and merges them
-//! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch::kit): shards merged and verified, a SIGINT-stopped count resumed
+//! cargo xtask kit-test        examples/nqueens-simple copied out of the repo as a user's crate (warpsearch_engine::kit): shards merged and verified, a SIGINT-stopped count resumed
 //! cargo xtask bundle          the release binaries and scripts/bench-suite.sh into bundle/, to copy to a GPU machine
 //! cargo xtask diagrams        draw docs/learn/img/*.svg by running the warp primitives' CPU twins (`test` checks them)
 //! cargo xtask exercises       the exercises crate: the answers pass, the blanks fail every test
@@ -246,10 +246,11 @@ fn test() -> Result {
 /// its CLI's `--json` for order 12.
 /// The examples, each its own workspace built as a user would: (folder, the prefix of its
 /// build variables, a size to run, the JSON field and value it must print).
-const EXAMPLES: [(&str, &str, &str, &str, u64); 3] = [
+const EXAMPLES: [(&str, &str, &str, &str, u64); 4] = [
     ("costas", "COSTAS", "12", "count", 7852),
     ("nqueens-simple", "QUEENS", "12", "count", 14200),
     ("golomb", "GOLOMB", "12", "length", 85),
+    ("langford", "LANGFORD", "12", "count", 108144),
 ];
 
 /// The fenced blocks of a markdown text in these languages, in order.
@@ -431,7 +432,7 @@ fn copy_out_of_the_repository(name: &str, crate_dir: &Path) -> Result {
         let text = fs::read_to_string(&from).map_err(|e| format!("{}: {e}", from.display()))?;
         let text = text
             .replace("\"../../../kernels\"", &format!("\"{clone}/kernels\""))
-            .replace("\"../../warpsearch\"", &format!("\"{clone}/warpsearch\""))
+            .replace("\"../../engine\"", &format!("\"{clone}/engine\""))
             .replace("\"../../builder\"", &format!("\"{clone}/builder\""));
         let to = crate_dir.join(file);
         fs::create_dir_all(to.parent().ok_or("a file without a folder")?)
@@ -451,8 +452,8 @@ fn json_line(output: &std::process::Output, what: &str) -> Result<(serde_json::V
 }
 
 /// examples/nqueens-simple copied out of the repository, as a user's own crate that names a
-/// clone of warpsearch by path: its kernel crate, its build script and a `main` of at most
-/// 60 lines on `warpsearch::kit`. Built in its own target folder; returns the binary.
+/// clone's `warpsearch-engine`, `warpsearch-builder` and `warpsearch-kernels` by path: its kernel
+/// crate, its build script and a `main` of at most 60 lines on `warpsearch_engine::kit`. Built in its own target folder; returns the binary.
 fn downstream_crate() -> Result<PathBuf> {
     let crate_dir = env::temp_dir().join("warpsearch-downstream/nqueens-simple");
     copy_out_of_the_repository("nqueens-simple", &crate_dir)?;
@@ -471,7 +472,10 @@ fn downstream_crate() -> Result<PathBuf> {
         .current_dir(&crate_dir)
         .args(["build", "--release"])
         .env("CARGO_TARGET_DIR", &target)
-        .env("QUEENS_REQUIRE_PTX", "1");
+        .env("QUEENS_REQUIRE_PTX", "1")
+        // As a user's machine has it: no assembler named, so the builder finds or fetches its
+        // own (its cache, else the pinned wheel), and `--info` below must show native code.
+        .env_remove("WARPSEARCH_PTXAS");
     status(
         &mut build,
         &format!(
@@ -482,7 +486,7 @@ fn downstream_crate() -> Result<PathBuf> {
     Ok(target.join("release/nqueens-simple"))
 }
 
-/// A search binary built on `warpsearch::kit` by a crate outside the repository
+/// A search binary built on `warpsearch_engine::kit` by a crate outside the repository
 /// ([`downstream_crate`]): three shards merged by `warpsearch merge`, and a count stopped by
 /// SIGINT and resumed from its checkpoint.
 fn kit_test() -> Result {
@@ -593,6 +597,18 @@ fn kit_test() -> Result {
     {
         return Err(format!(
             "nqueens-simple 13 --info: expected its kernel, PTX and threads, got {text}"
+        ));
+    }
+    let native = value["native_archs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if !["sm_80", "sm_90"]
+        .iter()
+        .all(|arch| native.iter().any(|a| a == arch))
+    {
+        return Err(format!(
+            "nqueens-simple 13 --info: a crate outside the repository should get native code for sm_80 and sm_90 with no manual step, got {text}"
         ));
     }
     println!("xtask: nqueens-simple --info: {}", text.trim());

@@ -3,17 +3,17 @@
 //!
 //! ```
 //! use costas::{Costas, count};
-//! let backend = warpsearch::Backend::Cpu(warpsearch::backend::cpu_pool(None)?);
-//! let counted = count(8, &backend, &warpsearch::RunControl::quiet())?;
+//! let backend = warpsearch_engine::Backend::Cpu(warpsearch_engine::backend::cpu_pool(None)?);
+//! let counted = count(8, &backend, &warpsearch_engine::RunControl::quiet())?;
 //! assert_eq!(counted.count, 444);
 //! assert_eq!(counted.known_match, Some(true));
-//! # Ok::<(), warpsearch::Error>(())
+//! # Ok::<(), warpsearch_engine::Error>(())
 //! ```
 
 use costas_kernels::{MAX_N, MAX_PREFIX, extensions, prefixes, probe_unit, search_unit};
-use warpsearch::engine::{self, Kernel, Launch, Partial, Search};
-use warpsearch::shard::Shard;
-use warpsearch::{Backend, Error, Result, RunControl};
+use warpsearch_engine::search::{self, Kernel, Launch, Partial, Search, UnitResults};
+use warpsearch_engine::shard::Shard;
+use warpsearch_engine::{Backend, Error, Result, RunControl};
 
 /// The kernel crate's PTX, built by build.rs (empty when the nightly was missing).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/costas.ptx"));
@@ -139,15 +139,11 @@ impl Search for Costas {
         result.copy_from_slice(&[walked.found, walked.nodes]);
     }
 
-    fn partial(&self, results: &[u64]) -> Arrays {
-        let mut sum = Arrays::default();
-        for walked in results.chunks(2) {
-            sum.add(&Arrays {
-                count: walked[0],
-                nodes: walked[1],
-            });
+    fn partial(&self, results: &UnitResults) -> Arrays {
+        Arrays {
+            count: results.sum(0),
+            nodes: results.sum(1),
         }
-        sum
     }
 
     fn kernel(&self) -> Option<Kernel> {
@@ -189,7 +185,7 @@ pub fn count(n: u32, backend: &Backend, control: &RunControl) -> Result<Counted>
             "the order must be between 1 and {MAX_N}; got {n}"
         )));
     }
-    let result = engine::run(&Costas { n }, backend, control, Shard::WHOLE, None)?;
+    let result = search::run(&Costas { n }, backend, control, Shard::WHOLE, None)?;
     let count = result.counts.count;
     Ok(Counted {
         n,
@@ -206,7 +202,7 @@ mod tests {
 
     #[test]
     fn orders_1_to_12_match_oeis_on_the_cpu() {
-        let backend = Backend::Cpu(warpsearch::backend::cpu_pool(None).unwrap());
+        let backend = Backend::Cpu(warpsearch_engine::backend::cpu_pool(None).unwrap());
         for n in 1..=12 {
             let counted = count(n, &backend, &RunControl::quiet()).unwrap();
             assert_eq!(counted.count, KNOWN[n as usize - 1], "n = {n}");
@@ -216,7 +212,7 @@ mod tests {
 
     #[test]
     fn bad_orders_are_errors() {
-        let backend = Backend::Cpu(warpsearch::backend::cpu_pool(Some(1)).unwrap());
+        let backend = Backend::Cpu(warpsearch_engine::backend::cpu_pool(Some(1)).unwrap());
         assert!(count(0, &backend, &RunControl::quiet()).is_err());
         assert!(count(32, &backend, &RunControl::quiet()).is_err());
     }

@@ -1,11 +1,11 @@
 //! `costas N [--backend auto|cpu|gpu] [--json] [--shard K/M --result FILE] [--checkpoint
 //! FILE] …`: counts the Costas arrays of order N on every GPU or every CPU core and checks the
-//! count against OEIS A008404. The flags and the run come from `warpsearch::kit`.
+//! count against OEIS A008404. The flags and the run come from `warpsearch_engine::kit`.
 
 use clap::Parser;
 use costas::{Arrays, Costas, known};
 use std::process::ExitCode;
-use warpsearch::kit::{self, Answer, RunArgs};
+use warpsearch_engine::kit::{self, Answer, RunArgs};
 
 /// Counts Costas arrays of order N (permutation matrices whose dots have pairwise distinct
 /// displacement vectors), on every GPU or every CPU core, and checks the count against

@@ -3,7 +3,7 @@
 //! rebuilt on the host), and an independent slow solver the tests check the search against.
 
 use golomb_kernels::{MAX_MARKS, MAX_PREFIX, OPTIMAL, WIDTH, encode, gap, search_unit, words_for};
-use warpsearch::engine::{Kernel, Launch, Partial, Search, SharedBound};
+use warpsearch_engine::search::{Kernel, Launch, Partial, Search, SharedBound, UnitResults};
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/golomb.ptx"));
 const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/golomb.ptx.native.rs"));
@@ -233,21 +233,19 @@ impl Search for Golomb {
         );
         result.copy_from_slice(&[walked.found, walked.nodes]);
     }
-    fn partial(&self, results: &[u64]) -> Shortest {
-        Shortest {
-            nodes: results.chunks(2).map(|r| r[1]).sum(),
-            ..Shortest::default()
-        }
-    }
     /// A unit reports only how many times it lowered the bound; the ruler itself is rebuilt
     /// here, by the independent solver, in each such unit at the bound now known.
-    fn partial_of(&self, units: &[u64], results: &[u64]) -> Shortest {
-        let mut shortest = self.partial(results);
+    fn partial(&self, results: &UnitResults) -> Shortest {
+        let mut shortest = Shortest {
+            nodes: results.sum(1),
+            ..Shortest::default()
+        };
         let best = self.bound.get().min(self.start as u64) as u32;
-        for (&unit, result) in units.iter().zip(results.chunks(2)) {
-            if result[0] == 0 || best >= self.start {
+        for finished in results.iter() {
+            if finished.result[0] == 0 || best >= self.start {
                 continue;
             }
+            let unit = finished.unit[0];
             let mut start = vec![0];
             for i in 0..self.prefix {
                 start.push(start[i as usize] + gap(unit, i));
@@ -284,14 +282,14 @@ impl Search for Golomb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warpsearch::{RunControl, backend, engine, shard::Shard};
+    use warpsearch_engine::{RunControl, backend, search, shard::Shard};
 
     #[test]
     fn the_engine_proves_the_optimal_lengths_up_to_11_marks_on_the_cpu() {
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         for marks in 2..=11 {
             let search = Golomb::first(marks);
-            let result = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None);
+            let result = search::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None);
             let shortest = result.unwrap().counts;
             assert_eq!(Some(shortest.length), known(marks), "{marks} marks");
             assert!(is_golomb(&shortest.marks), "{:?}", shortest.marks);
@@ -304,12 +302,12 @@ mod tests {
     fn a_bound_tight_from_the_start_still_finds_the_optimum() {
         // As on a GPU, where thousands of lanes tighten the bound before the unit that holds
         // the optimum is walked.
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         for marks in 3..=12 {
             let search = Golomb::first(marks);
             let optimal = known(marks).unwrap();
             search.bound.lower(optimal as u64 + 1);
-            let result = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None);
+            let result = search::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None);
             let shortest = result.unwrap().counts;
             assert_eq!(shortest.length, optimal, "{marks} marks");
             assert!(is_golomb(&shortest.marks));
@@ -326,7 +324,7 @@ mod tests {
         stores: u32,
     }
 
-    impl warpsearch::kernels::slab::Slab for Racing<'_> {
+    impl warpsearch_engine::kernels::slab::Slab for Racing<'_> {
         fn get(&self, index: u32) -> u32 {
             self.words[index as usize]
         }
@@ -361,7 +359,7 @@ mod tests {
                     best: &best,
                 };
                 for unit in search.units() {
-                    warpsearch::kernels::dfs::walk_unit(&tree, &[unit], &mut slab);
+                    warpsearch_engine::kernels::dfs::walk_unit(&tree, &[unit], &mut slab);
                 }
                 assert_eq!(best.into_inner(), floor - 1, "{marks} marks, every {every}");
             }
@@ -370,20 +368,20 @@ mod tests {
 
     #[test]
     fn shards_merge_to_the_shortest_ruler() {
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         let dir = std::env::temp_dir().join(format!("golomb-shards-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let files: Vec<_> = (1..=3)
             .map(|k| {
                 let shard = Shard::new(k, 3).unwrap();
                 let search = Golomb::first(10);
-                let result = engine::run(&search, &cpu, &RunControl::quiet(), shard, None);
+                let result = search::run(&search, &cpu, &RunControl::quiet(), shard, None);
                 let file = dir.join(format!("{k}.json"));
-                warpsearch::shard::write_json_atomically(&file, &result.unwrap()).unwrap();
+                warpsearch_engine::shard::write_json_atomically(&file, &result.unwrap()).unwrap();
                 file
             })
             .collect();
-        let (_, shortest, _, _) = warpsearch::shard::merge::<Shortest>(&files).unwrap();
+        let (_, shortest, _, _) = warpsearch_engine::shard::merge::<Shortest>(&files).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(shortest.length, 55);
         assert!(is_golomb(&shortest.marks));

@@ -1,13 +1,13 @@
 //! `golomb M [--backend auto|cpu|gpu] [--json] [--shard K/M --result FILE] [--checkpoint
 //! FILE] …`: finds an optimal Golomb ruler of M marks by branch and bound, on every GPU or
 //! every CPU core, and checks its length against OEIS A003022. The flags and the run come
-//! from `warpsearch::kit`.
+//! from `warpsearch_engine::kit`.
 
 use clap::Parser;
 use golomb::{Golomb, Shortest, is_golomb, known};
 use golomb_kernels::MAX_MARKS;
 use std::process::ExitCode;
-use warpsearch::kit::{self, Answer, RunArgs};
+use warpsearch_engine::kit::{self, Answer, RunArgs};
 
 /// Finds an optimal Golomb ruler (marks whose pairwise distances are all different, as short
 /// as possible) by branch and bound: a shorter ruler found on any lane or GPU tightens the

@@ -3,7 +3,7 @@
 //! command line around it.
 
 use nqueens_simple_kernels::{Queens, encode};
-use warpsearch::engine::{Kernel, Launch, Partial, Search};
+use warpsearch_engine::search::{Kernel, Launch, Partial, Search, UnitResults};
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/queens.ptx"));
 const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/queens.ptx.native.rs"));
@@ -135,12 +135,13 @@ impl Search for Simple {
     }
     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
         let mut slab = [0u32; 256];
-        let walked = warpsearch::kernels::dfs::walk_unit_with_nodes(&self.0, unit, &mut slab);
+        let walked = warpsearch_engine::kernels::dfs::walk_unit_with_nodes(&self.0, unit, &mut slab);
         result.copy_from_slice(&[walked.found, walked.nodes]);
     }
-    fn partial(&self, results: &[u64]) -> Counts {
-        let pairs = results.chunks(2);
-        let (solutions, nodes) = pairs.fold((0, 0), |(s, n), r| (s + r[0], n + r[1] + r[0]));
+    fn partial(&self, results: &UnitResults) -> Counts {
+        // The kernel counts a last row's solutions without visiting them: nodes + solutions.
+        let solutions = results.sum(0);
+        let nodes = results.sum(1) + solutions;
         Counts { solutions, nodes }
     }
     fn kernel(&self) -> Option<Kernel> {
@@ -151,11 +152,11 @@ impl Search for Simple {
         })
     }
     fn launch(&self) -> Launch {
-        Launch::skeleton(warpsearch::kernels::dfs::slab_words(&self.0))
+        Launch::skeleton(warpsearch_engine::kernels::dfs::slab_words(&self.0))
     }
     fn probe(&self, unit: &[u64], pick: &mut dyn FnMut(u32) -> u32) -> Option<f64> {
         let mut slab = [0u32; 256];
-        let walk = warpsearch::kernels::dfs::probe(&self.0, unit, &mut slab, &mut |k| pick(k));
+        let walk = warpsearch_engine::kernels::dfs::probe(&self.0, unit, &mut slab, &mut |k| pick(k));
         Some(walk)
     }
 }
@@ -163,19 +164,19 @@ impl Search for Simple {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warpsearch::{RunControl, backend, engine, shard::Shard};
+    use warpsearch_engine::{RunControl, backend, search, shard::Shard};
 
     #[test]
     fn the_estimate_of_the_nodes_is_within_its_range_and_5_percent_of_the_walk() {
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         for n in [11, 13] {
             let search = Simple::new(n);
-            let counts = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
+            let counts = search::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
                 .unwrap()
                 .counts;
             // The walk's nodes are its descents; `Counts::nodes` also counts the solutions.
             let walked = (counts.nodes - counts.solutions) as f64;
-            let estimate = engine::estimate(&search, 200_000, 7).unwrap();
+            let estimate = search::estimate(&search, 200_000, 7).unwrap();
             assert!(
                 estimate.low <= walked && walked <= estimate.high,
                 "n = {n}: {walked} outside {estimate:?}"
@@ -189,13 +190,13 @@ mod tests {
 
     #[test]
     fn a_sample_run_predicts_the_nodes_of_the_whole_run() {
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         let search = Simple::new(13);
-        let counted = engine::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
+        let counted = search::run(&search, &cpu, &RunControl::quiet(), Shard::WHOLE, None)
             .unwrap()
             .counts
             .nodes as f64;
-        let predicted = engine::predict(&search, &cpu, &RunControl::quiet(), 1.0).unwrap();
+        let predicted = search::predict(&search, &cpu, &RunControl::quiet(), 1.0).unwrap();
         assert!(
             (predicted.nodes / counted - 1.0).abs() < 0.10,
             "{counted} counted, {predicted:?}"
@@ -205,9 +206,9 @@ mod tests {
 
     #[test]
     fn boards_4_to_12_match_oeis_on_the_cpu() {
-        let cpu = warpsearch::Backend::Cpu(backend::cpu_pool(None).unwrap());
+        let cpu = warpsearch_engine::Backend::Cpu(backend::cpu_pool(None).unwrap());
         for n in 4..=12 {
-            let r = engine::run(
+            let r = search::run(
                 &Simple::new(n),
                 &cpu,
                 &RunControl::quiet(),

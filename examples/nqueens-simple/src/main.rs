@@ -1,12 +1,12 @@
 //! `nqueens-simple N [--backend auto|cpu|gpu] [--json] [--shard K/M --result FILE]
 //! [--checkpoint FILE] …`: the textbook bitmap N-Queens count on warpsearch's engine and
-//! depth-first skeleton; the flags and the run come from `warpsearch::kit`.
+//! depth-first skeleton; the flags and the run come from `warpsearch_engine::kit`.
 
 use clap::Parser;
 use nqueens_simple::{Counts, KNOWN, Simple};
 use nqueens_simple_kernels::MAX_N;
 use std::process::ExitCode;
-use warpsearch::kit::{self, Answer, RunArgs};
+use warpsearch_engine::kit::{self, Answer, RunArgs};
 
 /// Counts the solutions of the n-queens problem, every one (no symmetry), with the textbook
 /// bitmap search on warpsearch's depth-first skeleton.

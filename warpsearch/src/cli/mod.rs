@@ -675,7 +675,12 @@ fn usage_error(error: &clap::Error) -> i32 {
 
 /// The backend of a counting run: every GPU `--devices` names.
 fn select(common: &Common) -> Result<Selected, Error> {
-    let selected = backend::select(common.backend, common.threads, &common.devices)?;
+    let selected = backend::select(
+        common.backend,
+        common.threads,
+        &common.devices,
+        &warpsearch::builtin::KERNELS,
+    )?;
     note!("{}", selected.reason);
     Ok(selected)
 }
@@ -683,7 +688,12 @@ fn select(common: &Common) -> Result<Selected, Error> {
 /// The backend of work that runs on one GPU: the first that `--devices` names.
 fn select_one(common: &Common) -> Result<Selected, Error> {
     let first = common.devices.first_only();
-    let selected = backend::select(common.backend, common.threads, &first)?;
+    let selected = backend::select(
+        common.backend,
+        common.threads,
+        &first,
+        &warpsearch::builtin::KERNELS,
+    )?;
     note!("{}", selected.reason);
     Ok(selected)
 }

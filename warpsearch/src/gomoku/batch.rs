@@ -30,7 +30,7 @@
 
 use super::table::Table;
 use super::{Board, Color, Rule, SIZE};
-use crate::engine::{self, Kernel, Launch, Search};
+use crate::engine::{self, Kernel, Launch, Search, UnitResults};
 use crate::error::Result;
 use crate::shard::Partial;
 use kernels::gomoku::{self as twin, POSITION_WORDS, RESULT_WORDS, verdict};
@@ -256,14 +256,14 @@ impl Search for Batch {
         }
     }
 
-    fn partial(&self, results: &[u64]) -> Answers {
-        Answers(results.chunks_exact(RESULT_WORDS).map(answer).collect())
+    fn partial(&self, results: &UnitResults<'_>) -> Answers {
+        Answers(results.iter().map(|unit| answer(unit.result)).collect())
     }
 
     fn kernel(&self) -> Option<Kernel> {
         Some(Kernel {
-            ptx: crate::gpu::PTX,
-            native: crate::gpu::NATIVE,
+            ptx: crate::builtin::KERNELS.ptx,
+            native: crate::builtin::KERNELS.native,
             name: "warpsearch_gomoku_vcf",
         })
     }

@@ -191,7 +191,12 @@ pub fn validate(n: u32) -> Result<()> {
 /// is one).
 pub fn enumerate(n: u32, options: &Options, found: impl Fn(&[u32]) + Sync) -> Result<Counts> {
     validate(n)?;
-    let selected = crate::backend::select(options.backend, options.threads, &options.devices)?;
+    let selected = crate::backend::select(
+        options.backend,
+        options.threads,
+        &options.devices,
+        &crate::builtin::KERNELS,
+    )?;
     enumerate_on(n, &selected.backend, &options.control, found)
 }
 

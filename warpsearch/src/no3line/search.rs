@@ -200,7 +200,7 @@ impl Launcher {
     fn new(device: &GpuDevice, n: u32, subtrees: &Subtrees, count: usize) -> Result<Launcher> {
         let stream = device.stream();
         let (name, shared) = kernel_for(subtrees, n);
-        let function = device.function(name)?;
+        let function = device.function(&crate::builtin::KERNELS, name)?;
         let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)? * device.multiprocessors;
         let count =
             u32::try_from(count).map_err(|_| GpuError::Unsupported(format!("{count} subtrees")))?;

@@ -353,7 +353,7 @@ pub(crate) fn subtree_target(n: u32, backend: &Backend, engine: Engine) -> Resul
                 Engine::Propagate(techniques) => Subtrees::Boards(Vec::new(), techniques),
             };
             let (name, shared) = kernel_for(&probe, n);
-            let function = device.function(name)?;
+            let function = device.function(&crate::builtin::KERNELS, name)?;
             let blocks = device.resident_blocks(&function, GPU_BLOCK, shared)?;
             GPU_PREFIXES_PER_WARP * (blocks * GPU_BLOCK / 32 * device.multiprocessors) as u64
         }

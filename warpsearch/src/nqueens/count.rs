@@ -294,7 +294,7 @@ pub(super) fn gpu_estimates(
     let count = u32::try_from(boards.len())
         .map_err(|_| GpuError::Unsupported(format!("{} boards (at most 2³² − 1)", boards.len())))?;
     let stream = device.stream();
-    let function = device.function("warpsearch_nqueens_estimate")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens_estimate")?;
     let words: Vec<u64> = boards.iter().flat_map(|board| board.to_words()).collect();
     let key_words: Vec<u64> = keys.iter().flatten().copied().collect();
     let device_boards = step("copying boards to the GPU", stream.clone_htod(&words))?;
@@ -703,7 +703,7 @@ fn gpu_resident_constellation_threads(
     _n: u32,
     rows: u32,
 ) -> Result<u32, GpuError> {
-    let function = device.function("warpsearch_nqueens_constellation")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens_constellation")?;
     // Blocks of the default size, whatever size the launch takes: the work list, split for
     // this many threads, stays the one that was tuned (with the launch's own choice, N=17 got
     // a coarser list: 0.04 → 0.10 s).
@@ -732,7 +732,7 @@ fn run_gpu_fed(
     report: &dyn Fn(u32, Found) -> Result<()>,
 ) -> Result<()> {
     let stream = device.stream();
-    let function = device.function("warpsearch_nqueens_constellation")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens_constellation")?;
     let (block, shared, blocks) = constellation_shape(device, &function, levels)?;
     let lanes = blocks as usize * block as usize;
     let capacity = list.len().max(1);
@@ -808,7 +808,7 @@ fn run_gpu_fed(
 /// Runs every job in one launch, with progress and Ctrl-C as [`run_gpu`].
 fn run_gpu_jobs(device: &GpuDevice, n: u32, jobs: &[Job], control: &RunControl) -> Result<Found> {
     let stream = device.stream();
-    let function = device.function("warpsearch_nqueens_constellation")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens_constellation")?;
     let levels = levels(n, jobs);
     let (block, shared, blocks) = constellation_shape(device, &function, levels)?;
     let words: Vec<u64> = jobs.iter().flat_map(|job| job.to_words()).collect();
@@ -1015,7 +1015,7 @@ fn run_units_fast<E: UnitSearch>(
 
 /// Threads the GPU keeps resident for the N-Queens kernel at this `n`.
 fn gpu_resident_threads(device: &GpuDevice, n: u32) -> Result<u32, GpuError> {
-    let function = device.function("warpsearch_nqueens")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens")?;
     let blocks = device.resident_blocks(&function, gpu_block(), shared_bytes(n))?;
     Ok(blocks * gpu_block() * device.multiprocessors)
 }
@@ -1035,7 +1035,7 @@ fn run_gpu(
     control: &RunControl,
 ) -> Result<Tally> {
     let stream = device.stream();
-    let function = device.function("warpsearch_nqueens")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_nqueens")?;
     let shared = shared_bytes(n);
     let block = gpu_block();
     let blocks = device.resident_blocks(&function, block, shared)? * device.multiprocessors;

@@ -75,7 +75,13 @@ pub fn find_one(n: u32, options: &FindOptions) -> Result<Vec<u32>> {
     let backend = match options.method {
         Method::RandomDfs => {
             let first = crate::gpu::DeviceChoice::All.first_only();
-            crate::backend::select(options.backend, options.threads, &first)?.backend
+            crate::backend::select(
+                options.backend,
+                options.threads,
+                &first,
+                &crate::builtin::KERNELS,
+            )?
+            .backend
         }
         _ => Backend::Cpu(crate::backend::cpu_pool(Some(1))?),
     };
@@ -445,7 +451,7 @@ fn random_dfs_gpu(
     started: std::time::Instant,
 ) -> Result<BatchReport> {
     let stream = device.stream();
-    let function = device.function("warpsearch_random_dfs")?;
+    let function = device.function(&crate::builtin::KERNELS, "warpsearch_random_dfs")?;
     let shared = 4 * n as usize * RANDOM_DFS_BLOCK as usize;
     let resident =
         device.resident_blocks(&function, RANDOM_DFS_BLOCK, shared)? * device.multiprocessors;

@@ -82,6 +82,11 @@ pub fn validate(n: u32) -> Result<()> {
 /// Counts the solutions of the `n`-queens problem on the backend `options` selects.
 pub fn count(n: u32, options: &Options) -> Result<Counts> {
     validate(n)?;
-    let selected = backend::select(options.backend, options.threads, &options.devices)?;
+    let selected = backend::select(
+        options.backend,
+        options.threads,
+        &options.devices,
+        &crate::builtin::KERNELS,
+    )?;
     count_on(n, &selected.backend, &options.control)
 }

@@ -3,15 +3,22 @@
 use crate::cli::*;
 
 pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
-    let ptx = warpsearch::gpu::PTX;
-    let kernels = warpsearch::gpu::has_kernels();
+    let module = &warpsearch::builtin::KERNELS;
+    let ptx = module.ptx;
+    let kernels = module.is_present();
     let target = ptx
         .lines()
         .find_map(|line| line.trim().strip_prefix(".target "))
         .map(str::trim);
-    let native = warpsearch::gpu::native_archs();
+    let native = module.native_archs();
     let native_names: Vec<String> = native.iter().map(|arch| format!("sm_{arch}")).collect();
     let gpu = warpsearch::gpu::GpuDevice::open();
+    // Loading the module is what a search does first: its form (or why it failed) is the answer.
+    let loaded = gpu.as_ref().ok().map(|device| match device.module(module) {
+        Ok((_, form)) => form.to_string(),
+        Err(warpsearch::GpuError::NoKernels) => warpsearch::gpu::KernelForm::None.to_string(),
+        Err(why) => format!("not loaded: {why}"),
+    });
     let threads = rayon::current_num_threads();
     if args.json {
         let value = serde_json::json!({
@@ -21,7 +28,7 @@ pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
             "ptx_target": target,
             "native_archs": native_names,
             "gpu": gpu.as_ref().ok().map(|d| d.describe()),
-            "gpu_kernels_loaded": gpu.as_ref().ok().map(|d| d.kernel_form.to_string()),
+            "gpu_kernels_loaded": loaded,
             "gpu_unavailable": gpu.as_ref().err().map(|e| e.to_string()),
             "cpu_threads": threads,
         });
@@ -51,7 +58,7 @@ pub(crate) fn run_info(args: InfoArgs) -> Result<i32, Error> {
             Ok(device) => out!(
                 "  GPU: {}; kernels loaded as {}",
                 device.describe(),
-                device.kernel_form
+                loaded.as_deref().unwrap_or("?")
             ),
             Err(why) => out!("  GPU: none usable: {why}"),
         }

@@ -1,5 +1,6 @@
-//! What every long search shares: cancellation (Ctrl-C) and a progress bar. (This module
-//! depends on no other of the crate: the backends and the GPU code use it.)
+//! What every long run shares, at the bottom of the engine: cancellation (Ctrl-C) and a
+//! progress bar. The devices, the ledger of chunks and the search engine all use it; it uses
+//! nothing of the crate but its errors.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -9,9 +10,9 @@ use std::time::{Duration, Instant};
 
 /// Installs a handler for Ctrl-C, SIGTERM and SIGHUP (once per process) that sets `flag`, for
 /// a [`RunControl::with_cancel`]: the search then stops taking work, saves its checkpoint if it
-/// has one, and returns [`crate::Error::Interrupted`]. A second signal ends the process at once
+/// has one, and returns [`crate::error::Error::Interrupted`]. A second signal ends the process at once
 /// (exit status 130).
-pub fn on_interrupt(flag: Arc<AtomicBool>) -> Result<(), crate::Error> {
+pub fn on_interrupt(flag: Arc<AtomicBool>) -> Result<(), crate::error::Error> {
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
@@ -23,7 +24,7 @@ pub fn on_interrupt(flag: Arc<AtomicBool>) -> Result<(), crate::Error> {
             "\nstopping (Ctrl-C again to quit at once)…"
         );
     })
-    .map_err(|e| crate::Error::InvalidArgument(format!("cannot handle Ctrl-C: {e}")))
+    .map_err(|e| crate::error::Error::InvalidArgument(format!("cannot handle Ctrl-C: {e}")))
 }
 
 /// How a running search learns it should stop, and whether it may draw progress.

@@ -1,13 +1,13 @@
 //! The command line of a search binary, ready-made: the flags every search needs
 //! ([`RunArgs`], a clap `Args` struct to `#[command(flatten)]` into yours) and [`run`], which
 //! chooses the backend (the CPU when the build has no kernel), handles Ctrl-C and progress,
-//! runs the search on the [`engine`] — whole, as one shard, resumable from a
+//! runs the search on the [`search`] — whole, as one shard, resumable from a
 //! checkpoint — writes the result file, prints your answer (text or one JSON line) and returns
 //! the exit status. A search binary's `main` is then a few lines:
 //!
 //! ```no_run
-//! # use warpsearch::engine::{Kernel, Search};
-//! # use warpsearch::shard::Partial;
+//! # use warpsearch_engine::search::{Kernel, Search, UnitResults};
+//! # use warpsearch_engine::shard::Partial;
 //! # #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 //! # struct Count(u64);
 //! # impl Partial for Count { fn add(&mut self, o: &Self) { self.0 += o.0 } fn nodes(&self) -> u128 { self.0.into() } }
@@ -23,11 +23,11 @@
 //! #     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
 //! #         result[0] = (unit[0] * 100..unit[0] * 100 + 100).filter(|i| i % 7 == 0).count() as u64;
 //! #     }
-//! #     fn partial(&self, results: &[u64]) -> Count { Count(results.iter().sum()) }
+//! #     fn partial(&self, results: &UnitResults) -> Count { Count(results.sum(0)) }
 //! #     fn kernel(&self) -> Option<Kernel> { None }
 //! # }
 //! use clap::Parser;
-//! use warpsearch::kit::{self, Answer, RunArgs};
+//! use warpsearch_engine::kit::{self, Answer, RunArgs};
 //!
 //! /// Counts the numbers below 1000 divisible by 7.
 //! #[derive(Parser)]
@@ -46,11 +46,11 @@
 //! }
 //! ```
 
-use crate::backend::{self, BackendChoice};
-use crate::engine::{self, Search};
-use crate::error::Error;
-use crate::gpu::DeviceChoice;
-use crate::run::RunControl;
+use crate::control::RunControl;
+use crate::device::backend::{self, BackendChoice};
+use crate::device::gpu::DeviceChoice;
+use crate::error::{Error, GpuError};
+use crate::run::search::{self, Search};
 use crate::shard::{CheckpointFile, Shard, ShardResult, write_json_atomically};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -235,14 +235,18 @@ pub fn info<S: Search>(search: &S, args: &RunArgs) -> serde_json::Value {
         "native_archs": native,
         "cpu_threads": threads,
     });
-    match crate::gpu::GpuDevice::open() {
+    match crate::device::gpu::GpuDevice::open() {
         Ok(device) => {
             value["gpu"] = device.describe().into();
             if let Some(k) = kernel {
-                value["kernel_loaded_as"] = match device.load_kernel_from(k.ptx, k.native, k.name) {
-                    Ok(_) => crate::gpu::kernel_form(k.native, device.compute_capability)
-                        .to_string()
-                        .into(),
+                let loaded = device.module(&k.module()).and_then(|(module, form)| {
+                    module
+                        .load_function(k.name)
+                        .map(|_| form)
+                        .map_err(|e| GpuError::driver(format!("looking up kernel {}", k.name), e))
+                });
+                value["kernel_loaded_as"] = match loaded {
+                    Ok(form) => form.to_string().into(),
                     Err(why) => format!("not loaded: {why}").into(),
                 };
             }
@@ -299,12 +303,12 @@ fn info_text(value: &serde_json::Value) -> String {
 /// A flag that Ctrl-C (or SIGTERM) raises, for the run's cancellation.
 fn stop_on_interrupt() -> Result<Arc<AtomicBool>, Error> {
     let stop = Arc::new(AtomicBool::new(false));
-    crate::run::on_interrupt(stop.clone())?;
+    crate::control::on_interrupt(stop.clone())?;
     Ok(stop)
 }
 
 /// `--estimate`: a sample run on the chosen devices, or with `--probes` Knuth's random paths
-/// (also when a sample could not fill the GPU: [`engine::sample_underfills`]).
+/// (also when a sample could not fill the GPU: [`search::sample_underfills`]).
 fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCode, Error> {
     let selected = match args.probes {
         Some(_) => None,
@@ -320,14 +324,14 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
     let underfilled = match &selected {
         Some(selected) => {
             let units = (search.units().len() / S::UNIT_WORDS.max(1)) as u64;
-            engine::sample_underfills(search, &selected.backend, units)?
+            search::sample_underfills(search, &selected.backend, units)?
         }
         None => None,
     };
     let mut value = match (&selected, underfilled) {
         (Some(selected), None) => {
             let control = RunControl::quiet().with_cancel(stop_on_interrupt()?);
-            let prediction = engine::predict(search, &selected.backend, &control, budget)?;
+            let prediction = search::predict(search, &selected.backend, &control, budget)?;
             if !args.json {
                 println!(
                     "{} {}: about {:.3e} nodes (95 %: {:.3e} – {:.3e}), about {:.3} s on {} ({:.3} – {:.3} s)",
@@ -346,7 +350,7 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
                     prediction.sample_chunks, prediction.chunks, prediction.sample_seconds
                 );
                 if !prediction.steady {
-                    println!("  {}", crate::predict::preview::UNSTEADY);
+                    println!("  {}", crate::shard::predict::preview::UNSTEADY);
                 }
             }
             let mut value = serde_json::to_value(&prediction)
@@ -356,7 +360,7 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
         }
         _ => {
             let probes = args.probes.unwrap_or(PREVIEW_PROBES);
-            let estimate = engine::estimate(search, probes, args.seed)?;
+            let estimate = search::estimate(search, probes, args.seed)?;
             if !args.json {
                 println!(
                     "{} {}: about {:.3e} nodes (95 % range {:.3e} to {:.3e}; {} probes below {} {}, seed {})",
@@ -397,7 +401,7 @@ fn estimate<S: Search>(search: &S, args: &RunArgs, budget: f64) -> Result<ExitCo
 /// `--estimate` whose sample could not fill the GPU.
 const PREVIEW_PROBES: u64 = 256;
 
-/// Why an estimate on a GPU gives no time ([`engine::sample_underfills`]).
+/// Why an estimate on a GPU gives no time ([`search::sample_underfills`]).
 fn no_time(units: u64, lanes: u64) -> String {
     format!(
         "no time estimate: a sample of chunks of {units} units would not fill this GPU's {lanes} lanes, and a launch that does not fill it lasts as long as its longest unit"
@@ -413,16 +417,16 @@ const GUESS_PER_THREAD: f64 = 3e7;
 /// The estimate a run expected to take more than a minute prints first (on stdout; on stderr
 /// with `--json`): Knuth's probes guess the nodes without device time, and when that guess
 /// may pass a minute a sample of about two seconds on the chosen devices predicts the time
-/// ([`crate::predict::preview`]). Nothing for a search without a probe or with a bound.
+/// ([`crate::shard::predict::preview`]). Nothing for a search without a probe or with a bound.
 fn preview<S: Search>(
     search: &S,
-    backend: &crate::Backend,
+    backend: &crate::device::backend::Backend,
     control: &RunControl,
     shard: Shard,
     args: &RunArgs,
 ) -> Result<(), Error> {
-    use crate::predict::preview;
-    let Ok(rough) = engine::estimate(search, PREVIEW_PROBES, args.seed) else {
+    use crate::shard::predict::preview;
+    let Ok(rough) = search::estimate(search, PREVIEW_PROBES, args.seed) else {
         return Ok(());
     };
     let guess = preview::rough_seconds(rough.nodes, backend, GUESS_PER_GPU, GUESS_PER_THREAD);
@@ -432,7 +436,7 @@ fn preview<S: Search>(
         return Ok(());
     }
     // Where a sample cannot time the run, the probes' nodes are what there is to say.
-    let underfilled = engine::sample_underfills(search, backend, rough.units).unwrap_or(None);
+    let underfilled = search::sample_underfills(search, backend, rough.units).unwrap_or(None);
     let line = match underfilled {
         Some((units, lanes)) => (guess * share > preview::ABOVE).then(|| {
             format!(
@@ -445,7 +449,7 @@ fn preview<S: Search>(
             )
         }),
         None => preview::first_line(&what, guess, share, backend, |budget| {
-            engine::predict(search, backend, control, budget)
+            search::predict(search, backend, control, budget)
         })?,
     };
     match (line, args.json) {
@@ -458,7 +462,7 @@ fn preview<S: Search>(
 
 /// `--verify FILES…`: recounts a sample of the files' chunks and compares them.
 fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
-    let held = crate::verify::Held::<S::Partial>::read(&args.verify)?;
+    let held = crate::shard::verify::Held::<S::Partial>::read(&args.verify)?;
     if held.partition.problem != search.problem() || held.partition.n != search.size() {
         return Err(Error::InvalidArgument(format!(
             "{}: chunks of {} {}, not of {} {}",
@@ -477,7 +481,7 @@ fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
     let backend = selected.backend.describe();
     eprintln!("{}", held.announce(&plan, &backend));
     let report = held.recount(&plan, &backend, |chunks| {
-        engine::recount(search, &selected.backend, &control, chunks)
+        search::recount(search, &selected.backend, &control, chunks)
     })?;
     if args.json {
         let value =
@@ -491,7 +495,7 @@ fn verify<S: Search>(search: &S, args: &RunArgs) -> Result<ExitCode, Error> {
     Ok(if report.equal {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(crate::verify::EXIT_DIFFERENT)
+        ExitCode::from(crate::shard::verify::EXIT_DIFFERENT)
     })
 }
 
@@ -556,7 +560,7 @@ fn try_run<S: Search>(
         path,
         every: Duration::from_secs(args.checkpoint_every),
     });
-    let result: ShardResult<S::Partial> = engine::run(
+    let result: ShardResult<S::Partial> = search::run(
         search,
         &selected.backend,
         &control,

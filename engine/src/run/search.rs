@@ -37,7 +37,7 @@
 //! [`run_chunks`] — the work list's [`Partition`] into chunks, the ledger of finished chunks
 //! (checkpoints, shards, result files), one worker per GPU (or the CPU pool) taking chunks
 //! from a [`ChunkSource`] as fast as it finishes them, progress, Ctrl-C, and a failing
-//! worker dropped with its chunks handed to the others — and [`crate::feed::run_fed`], one
+//! worker dropped with its chunks handed to the others — and [`crate::run::feed::run_fed`], one
 //! launch a GPU fed chunk by chunk.
 //! [`run`] is these two with the calling convention above; a search whose kernel has a
 //! convention of its own uses them directly: the built-in N-Queens count (constellation jobs)
@@ -45,8 +45,8 @@
 //! every search gets the same shards, checkpoints, multi-GPU hand-out and fed launches.
 //!
 //! ```
-//! use warpsearch::engine::{self, Kernel, Search};
-//! use warpsearch::shard::{Partial, Shard};
+//! use warpsearch_engine::search::{self, Kernel, Search, UnitResults};
+//! use warpsearch_engine::shard::{Partial, Shard};
 //!
 //! /// Counts the numbers below 1000 divisible by 7, one unit per hundred.
 //! struct Sevens;
@@ -70,22 +70,22 @@
 //!     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
 //!         result[0] = (unit[0] * 100..unit[0] * 100 + 100).filter(|i| i % 7 == 0).count() as u64;
 //!     }
-//!     fn partial(&self, results: &[u64]) -> Count { Count(results.iter().sum()) }
+//!     fn partial(&self, results: &UnitResults) -> Count { Count(results.sum(0)) }
 //!     fn kernel(&self) -> Option<Kernel> { None } // CPU only
 //! }
 //!
-//! let backend = warpsearch::Backend::Cpu(warpsearch::backend::cpu_pool(Some(2))?);
-//! let control = warpsearch::RunControl::quiet();
-//! let result = engine::run(&Sevens, &backend, &control, Shard::WHOLE, None)?;
+//! let backend = warpsearch_engine::Backend::Cpu(warpsearch_engine::backend::cpu_pool(Some(2))?);
+//! let control = warpsearch_engine::RunControl::quiet();
+//! let result = search::run(&Sevens, &backend, &control, Shard::WHOLE, None)?;
 //! assert_eq!(result.counts.0, 143);
-//! # Ok::<(), warpsearch::Error>(())
+//! # Ok::<(), warpsearch_engine::Error>(())
 //! ```
 
-use crate::backend::Backend;
+use crate::control::RunControl;
+use crate::device::backend::Backend;
+use crate::device::gpu::{GpuDevice, Module, launch_config, step};
 use crate::error::{Error, GpuError, Result};
-use crate::feed::{FedBuffers, FedLaunch, Finished, Pace, Trace, ring_pieces, run_fed};
-use crate::gpu::{GpuDevice, launch_config, step};
-use crate::run::RunControl;
+use crate::run::feed::{FedBuffers, FedLaunch, Finished, Pace, Trace, ring_pieces, run_fed};
 use crate::shard::{CheckpointFile, Shard, ShardResult};
 use cudarc::driver::{CudaSlice, PushKernelArg};
 use rayon::prelude::*;
@@ -107,6 +107,16 @@ pub struct Kernel {
     pub native: &'static [(u32, &'static [u8])],
     /// The entry point's name.
     pub name: &'static str,
+}
+
+impl Kernel {
+    /// The module the kernel is in.
+    pub fn module(&self) -> Module {
+        Module {
+            ptx: self.ptx,
+            native: self.native,
+        }
+    }
 }
 
 /// How the engine launches a search's kernel.
@@ -176,6 +186,123 @@ impl SharedBound {
     }
 }
 
+/// Finished units as the engine hands them to [`Search::partial`]: each unit's words
+/// (`UNIT_WORDS`), its result words (`RESULT_WORDS`) and its weight ([`Search::weight`]), in the
+/// same order.
+#[derive(Clone, Copy)]
+pub struct UnitResults<'a> {
+    units: &'a [u64],
+    results: &'a [u64],
+    unit_words: usize,
+    result_words: usize,
+    weight: &'a dyn Weights,
+}
+
+/// One finished unit of [`UnitResults`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitResult<'a> {
+    /// The unit's words.
+    pub unit: &'a [u64],
+    /// Its result words.
+    pub result: &'a [u64],
+    /// Its weight ([`Search::weight`]).
+    pub weight: u64,
+}
+
+impl<'a> UnitResults<'a> {
+    /// `search`'s finished `units` and their `results` (`S::UNIT_WORDS` and `S::RESULT_WORDS`
+    /// words each, in the same order): what the engine hands to [`Search::partial`], for a
+    /// runner of one's own or a test.
+    ///
+    /// # Panics
+    /// When `units` and `results` do not hold the same number of whole units.
+    pub fn of<S: Search>(search: &'a S, units: &'a [u64], results: &'a [u64]) -> UnitResults<'a> {
+        let (unit_words, result_words) = (S::UNIT_WORDS.max(1), S::RESULT_WORDS.max(1));
+        assert!(
+            units.len().is_multiple_of(unit_words)
+                && results.len().is_multiple_of(result_words)
+                && units.len() / unit_words == results.len() / result_words,
+            "{} unit words and {} result words are not whole units of {unit_words} and {result_words}",
+            units.len(),
+            results.len()
+        );
+        UnitResults {
+            units,
+            results,
+            unit_words,
+            result_words,
+            weight: search,
+        }
+    }
+
+    /// The number of units.
+    pub fn len(&self) -> usize {
+        self.results.len() / self.result_words
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    /// Every result word, unit after unit.
+    pub fn words(&self) -> &'a [u64] {
+        self.results
+    }
+
+    /// Every unit's words, unit after unit.
+    pub fn units(&self) -> &'a [u64] {
+        self.units
+    }
+
+    /// Each unit with its result and weight.
+    pub fn iter(&self) -> impl Iterator<Item = UnitResult<'a>> + '_ {
+        self.units
+            .chunks(self.unit_words)
+            .zip(self.results.chunks(self.result_words))
+            .map(|(unit, result)| UnitResult {
+                unit,
+                result,
+                weight: self.weight.weight_of(unit),
+            })
+    }
+
+    /// The sum of result word `word` over the units (nodes visited, say).
+    pub fn sum(&self, word: usize) -> u64 {
+        self.results
+            .chunks(self.result_words)
+            .map(|r| r[word])
+            .sum()
+    }
+
+    /// The sum of result word `word`, each unit's times its weight (solutions, when the work
+    /// list keeps one unit of each symmetry orbit).
+    pub fn weighted_sum(&self, word: usize) -> u64 {
+        self.iter().map(|u| u.weight * u.result[word]).sum()
+    }
+}
+
+impl std::fmt::Debug for UnitResults<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnitResults")
+            .field("units", &self.len())
+            .field("unit_words", &self.unit_words)
+            .field("result_words", &self.result_words)
+            .finish()
+    }
+}
+
+/// [`Search::weight`] as a trait object (a `Search`, with its constants, is not one).
+trait Weights: Sync {
+    fn weight_of(&self, unit: &[u64]) -> u64;
+}
+
+impl<S: Search> Weights for S {
+    fn weight_of(&self, unit: &[u64]) -> u64 {
+        self.weight(unit)
+    }
+}
+
 /// A search described once; see the module's documentation for the kernel's conventions.
 pub trait Search: Sync {
     /// What results add up to (per chunk, per shard, per run).
@@ -214,16 +341,19 @@ pub trait Search: Sync {
     /// Runs one unit on the CPU and writes its `RESULT_WORDS` result words: the same code the
     /// kernel runs for a unit.
     fn run_unit(&self, unit: &[u64], result: &mut [u64]);
-    /// The counts of some units from their results (`RESULT_WORDS` words each).
-    fn partial(&self, results: &[u64]) -> Self::Partial;
-    /// [`partial`](Self::partial) when the units themselves are needed to read the results
-    /// (`units`: `UNIT_WORDS` words each, in the order of `results`), e.g. to rebuild the
-    /// solution a unit reported only by its value. The engine calls this one; by default it
-    /// is `partial(results)`.
-    fn partial_of(&self, units: &[u64], results: &[u64]) -> Self::Partial {
-        let _ = units;
-        self.partial(results)
+    /// How many solutions each solution below `unit` stands for: the size of its symmetry
+    /// orbit, when the work list keeps one unit of each orbit (a Langford pairing and its
+    /// reversal: 2; a unit that is its own mirror image: 1). The engine hands each unit's
+    /// weight to [`partial`](Self::partial) with its results ([`UnitResults::weighted_sum`]),
+    /// the same on the CPU and the GPU, so the kernel never sees it. 1 (the default): every
+    /// unit stands for itself.
+    fn weight(&self, unit: &[u64]) -> u64 {
+        let _ = unit;
+        1
     }
+    /// The counts of some finished units: their results, and each one's unit and weight when
+    /// they are needed to read it (to rebuild a solution a unit reported only by its value, say).
+    fn partial(&self, results: &UnitResults<'_>) -> Self::Partial;
     /// The bound of a branch-and-bound search ([`SharedBound`]), when it has one.
     fn shared_bound(&self) -> Option<&SharedBound> {
         None
@@ -333,7 +463,7 @@ pub fn predict<S: Search>(
     backend: &Backend,
     control: &RunControl,
     budget: f64,
-) -> Result<crate::predict::Prediction> {
+) -> Result<crate::shard::predict::Prediction> {
     if search.shared_bound().is_some() {
         return Err(Error::InvalidArgument(format!(
             "{} is a branch-and-bound search: its size depends on the bound the run finds, which a sample cannot tell",
@@ -352,12 +482,12 @@ pub fn predict<S: Search>(
     let chunks = list.len().clamp(1, CHUNKS) as u32;
     // What every run spends before its first launch: the work list and its fingerprint.
     let _ = Partition::new(search.problem(), search.size(), &list, chunks);
-    let setup = crate::predict::Setup {
+    let setup = crate::shard::predict::Setup {
         seconds: started.elapsed().as_secs_f64(),
         nodes: 0,
     };
     let quiet = control.clone().with_progress(false);
-    crate::predict::predict(chunks, budget, setup, |shard| {
+    crate::shard::predict::predict(chunks, budget, setup, |shard| {
         let result = run(search, backend, &quiet, shard, None)?;
         Ok((result.counts.nodes(), result.seconds))
     })
@@ -394,7 +524,7 @@ pub fn sample_underfills<S: Search>(
         units / units.clamp(1, CHUNKS as u64)
     };
     let device = gpus.first();
-    let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
+    let function = device.function(&kernel.module(), kernel.name)?;
     let shape = search.launch();
     let shared = shape.block as usize * shape.shared_bytes_per_thread as usize;
     let lanes = u64::from(device.resident_blocks(&function, shape.block, shared)?)
@@ -555,7 +685,11 @@ fn run_selection<S: Search>(
                     let words = chunk_units.len() / S::UNIT_WORDS * S::RESULT_WORDS;
                     report(
                         chunk,
-                        search.partial_of(chunk_units, &results[offset..offset + words]),
+                        search.partial(&UnitResults::of(
+                            search,
+                            chunk_units,
+                            &results[offset..offset + words],
+                        )),
                     )?;
                     offset += words;
                 }
@@ -670,7 +804,7 @@ impl<S: Search> FedRun<'_, S> {
     ) -> Result<()> {
         let (device, kernel) = (self.device, self.kernel);
         let mut trace = Trace::start();
-        let function = device.load_kernel_from(kernel.ptx, kernel.native, kernel.name)?;
+        let function = device.function(&kernel.module(), kernel.name)?;
         trace.mark("loading the kernel");
         let shape = self.search.launch();
         if shape.block == 0 || !shape.block.is_multiple_of(32) {
@@ -807,7 +941,11 @@ impl<S: Search> FedRun<'_, S> {
                         let range = self.partition.chunk_range(chunk.chunk);
                         &self.units[range.start * S::UNIT_WORDS..range.end * S::UNIT_WORDS]
                     };
-                    report(chunk.chunk, self.search.partial_of(chunk_units, words))?;
+                    report(
+                        chunk.chunk,
+                        self.search
+                            .partial(&UnitResults::of(self.search, chunk_units, words)),
+                    )?;
                 }
                 first = last + 1;
             }
@@ -839,7 +977,9 @@ impl<S: Search> FedRun<'_, S> {
                 cover: std::time::Duration::ZERO,
             },
             (1, true) => Pace {
-                first: lanes,
+                // A quarter of the lanes' worth: the GPU starts sooner, and the host makes the
+                // rest while it runs (a short run's first supply was 10 % of its time).
+                first: lanes.div_ceil(4),
                 low: capacity / 2,
                 top_up: capacity / 4,
                 cover: std::time::Duration::ZERO,
@@ -940,9 +1080,9 @@ mod tests {
             let (start, len) = (unit[0], unit[1]);
             result[0] = (start..start + len).filter(|i| i % 7 == 0).count() as u64;
         }
-        fn partial(&self, results: &[u64]) -> Count {
+        fn partial(&self, results: &UnitResults<'_>) -> Count {
             Count {
-                count: results.iter().sum(),
+                count: results.sum(0),
                 units: results.len() as u64,
             }
         }
@@ -952,7 +1092,65 @@ mod tests {
     }
 
     fn cpu() -> Backend {
-        Backend::Cpu(crate::backend::cpu_pool(Some(2)).unwrap())
+        Backend::Cpu(crate::device::backend::cpu_pool(Some(2)).unwrap())
+    }
+
+    /// Every number below 1000 once, a unit a number, the odd ones standing for themselves and
+    /// the next even number (weight 2): a work list of one unit an orbit {2k − 1, 2k}.
+    struct Pairs;
+
+    impl Search for Pairs {
+        type Partial = Count;
+        const UNIT_WORDS: usize = 1;
+        const RESULT_WORDS: usize = 2;
+        fn problem(&self) -> &str {
+            "pairs"
+        }
+        fn size(&self) -> u32 {
+            1000
+        }
+        fn units(&self) -> Vec<u64> {
+            (1..1000).step_by(2).chain([0]).collect()
+        }
+        fn weight(&self, unit: &[u64]) -> u64 {
+            if unit[0] == 0 { 1 } else { 2 }
+        }
+        fn params(&self) -> Vec<u64> {
+            vec![]
+        }
+        fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
+            // A multiple of 7 counted, and one node visited.
+            result.copy_from_slice(&[unit[0].is_multiple_of(7) as u64, 1]);
+        }
+        fn partial(&self, results: &UnitResults<'_>) -> Count {
+            Count {
+                count: results.weighted_sum(0),
+                units: results.sum(1),
+            }
+        }
+        fn kernel(&self) -> Option<Kernel> {
+            None
+        }
+    }
+
+    #[test]
+    fn weights_count_each_unit_for_its_orbit_and_leave_the_plain_sums_alone() {
+        let result = run(&Pairs, &cpu(), &RunControl::quiet(), Shard::WHOLE, None).unwrap();
+        // The odd multiples of 7 below 1000 (71 of them) twice, and 0 once.
+        assert_eq!(result.counts.count, 2 * 71 + 1);
+        assert_eq!(result.counts.units, 501);
+        let (units, results) = ([0u64, 7, 9], [1u64, 1, 1, 1, 0, 1]);
+        let finished = UnitResults::of(&Pairs, &units, &results);
+        assert_eq!(
+            (finished.len(), finished.weighted_sum(0), finished.sum(1)),
+            (3, 3, 3)
+        );
+        let weights: Vec<u64> = finished.iter().map(|u| u.weight).collect();
+        assert_eq!(weights, [1, 2, 2]);
+        assert_eq!(
+            finished.iter().nth(1).map(|u| u.result),
+            Some(&[1u64, 1][..])
+        );
     }
 
     #[test]

@@ -259,7 +259,7 @@ fn scale(chunks: u32, levels: &[Sample], sample_seconds: f64, setup: Setup) -> P
 /// through [`crate::kit`] decide alike when to estimate first and what to print.
 pub mod preview {
     use super::Prediction;
-    use crate::backend::Backend;
+    use crate::device::backend::Backend;
     use crate::error::{Error, Result};
 
     /// A run whose rough guess ([`rough_seconds`]) is below this many seconds runs without a
@@ -408,7 +408,9 @@ mod tests {
         let p = predict(256, 2.0, Setup::default(), tail).unwrap();
         assert_eq!(p.samples.len(), 3);
         assert!(!p.steady, "{p:?}");
-        let backend = crate::Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        let backend = crate::device::backend::Backend::Cpu(
+            crate::device::backend::cpu_pool(Some(1)).unwrap(),
+        );
         let line = preview::line("x", &p, &backend);
         assert!(
             line.contains("(95 %: ") && line.contains("; its sample's levels disagree"),
@@ -459,7 +461,9 @@ mod tests {
 
     #[test]
     fn a_preview_estimates_only_runs_that_may_be_long_and_prints_only_long_ones() {
-        let backend = crate::Backend::Cpu(crate::backend::cpu_pool(Some(1)).unwrap());
+        let backend = crate::device::backend::Backend::Cpu(
+            crate::device::backend::cpu_pool(Some(1)).unwrap(),
+        );
         let never = |_: f64| -> Result<Prediction> { panic!("estimated a short run") };
         assert_eq!(
             preview::first_line("x", 5.0, 1.0, &backend, never).unwrap(),

@@ -1,7 +1,7 @@
 //! Choosing where a search runs: the GPU when one is usable, otherwise every CPU core.
 
+use crate::device::gpu::{DeviceChoice, Gpus, Module};
 use crate::error::{Error, GpuError, Result};
-use crate::gpu::{DeviceChoice, Gpus};
 use std::sync::Arc;
 
 /// What the user asked for.
@@ -25,9 +25,9 @@ pub struct SearchOptions {
     /// CPU threads (all cores when `None`).
     pub threads: Option<usize>,
     /// Which GPUs (all by default).
-    pub devices: crate::gpu::DeviceChoice,
+    pub devices: crate::device::gpu::DeviceChoice,
     /// Cancellation and progress.
-    pub control: crate::run::RunControl,
+    pub control: crate::control::RunControl,
 }
 
 /// Where a search runs, once chosen.
@@ -105,13 +105,16 @@ pub fn cpu_pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 /// why. `devices` says which GPUs to open; a list of indices means the GPU whatever `choice`
 /// says (an index the driver does not show is an error that lists those it shows, and
 /// `cpu` with a list is an error).
+///
+/// `kernels` is the module the searches to run need (a program's own kernels): without it
+/// (a build that could not make the PTX) `auto` means the CPU, and `gpu` is an error.
 pub fn select(
     choice: BackendChoice,
     threads: Option<usize>,
     devices: &DeviceChoice,
+    kernels: &Module,
 ) -> Result<Selected> {
-    // warpsearch's own searches need its own kernels.
-    if !crate::gpu::has_kernels() {
+    if !kernels.is_present() {
         return without_kernel(choice, threads, devices, &|| GpuError::NoKernels);
     }
     select_with_kernel(choice, threads, devices)

@@ -10,9 +10,9 @@
 //! done (`kernels::atomic::SlotCounters`); the host reports a chunk (for progress and
 //! checkpoints) the moment its last item is done.
 
+use crate::control::RunControl;
+use crate::device::gpu::{GpuDevice, step};
 use crate::error::{Error, GpuError, Result};
-use crate::gpu::{GpuDevice, step};
-use crate::run::RunControl;
 use crate::shard::{ChunkSource, Partition};
 use cudarc::driver::CudaSlice;
 use std::ops::Range;
@@ -91,6 +91,11 @@ impl Trace {
         Trace(std::env::var_os("WARPSEARCH_TRACE").map(|_| std::time::Instant::now()))
     }
 
+    /// Whether the run is traced.
+    pub(crate) fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// Prints the time since the last mark as `what`'s.
     pub(crate) fn mark(&mut self, what: &str) {
         if let Some(last) = &mut self.0 {
@@ -100,6 +105,37 @@ impl Trace {
             );
             *last = std::time::Instant::now();
         }
+    }
+}
+
+/// The host's time in a fed launch by what it did, printed when the run is traced: where a
+/// short run's time goes besides the kernel.
+#[derive(Default)]
+struct Spent {
+    making: std::cell::Cell<std::time::Duration>,
+    writing: std::cell::Cell<std::time::Duration>,
+    looking: std::cell::Cell<std::time::Duration>,
+    finishing: std::cell::Cell<std::time::Duration>,
+}
+
+impl Spent {
+    /// Runs `work`, adding its time to `on`.
+    fn on<T>(on: &std::cell::Cell<std::time::Duration>, work: impl FnOnce() -> T) -> T {
+        let started = std::time::Instant::now();
+        let result = work();
+        on.set(on.get() + started.elapsed());
+        result
+    }
+
+    fn print(&self) {
+        let ms = |cell: &std::cell::Cell<std::time::Duration>| cell.get().as_secs_f64() * 1e3;
+        eprintln!(
+            "trace: host, in all: making items {:.3} ms, writing them {:.3} ms, reading counters {:.3} ms, finished chunks' results {:.3} ms",
+            ms(&self.making),
+            ms(&self.writing),
+            ms(&self.looking),
+            ms(&self.finishing)
+        );
     }
 }
 
@@ -285,8 +321,8 @@ const ITEMS_PER_LAUNCH: usize = u32::MAX as usize - (1 << 22);
 /// after the chunk of the item there before was reported. A list that fits (`capacity` at
 /// least its length) never goes round.
 ///
-/// This is the lower level of [`crate::engine`] that every GPU run goes through: the
-/// engine's own searches ([`crate::engine::run`]) and the built-in N-Queens count and
+/// This is the lower level of [`crate::search`] that every GPU run goes through: the
+/// engine's own searches ([`crate::run::search::run`]) and the built-in N-Queens count and
 /// no-three-in-line, whose kernels have calling conventions of their own.
 pub fn run_fed(
     device: &GpuDevice,
@@ -310,6 +346,7 @@ pub fn run_fed(
     let capacity = buffers.item_slots.len();
     let mut given = Given::default();
     let mut staged: std::collections::VecDeque<Staged> = std::collections::VecDeque::new();
+    let spent = Spent::default();
     // Writes the staged chunks that fit the ring's free positions, in order, then raises the
     // supplied count (and closes the feed once the source is drained and nothing waits).
     // Chunks that follow each other in the work list are written with one copy of their
@@ -447,7 +484,7 @@ pub fn run_fed(
             }
             let made = match &items {
                 Items::Listed(_) => vec![Vec::new(); chunks.len()],
-                Items::Made { make, .. } => make(&chunks)?,
+                Items::Made { make, .. } => Spent::on(&spent.making, || make(&chunks))?,
             };
             if made.len() != chunks.len() {
                 return Err(Error::Verification(format!(
@@ -475,13 +512,15 @@ pub fn run_fed(
                 staged.push_back(Staged { chunk, count, made });
             }
         }
-        flush(given, staged, finished)
+        Spent::on(&spent.writing, || flush(given, staged, finished))
     };
     // Reports the chunks whose last item is done since the last look.
     let mut counters = vec![0u64; buffers.slot_counters.len()];
     let mut look =
         |given: &mut Given, finished: &mut dyn FnMut(&[Finished]) -> Result<()>| -> Result<()> {
-            device.peek(&buffers.slot_counters, &mut counters)?;
+            Spent::on(&spent.looking, || {
+                device.peek(&buffers.slot_counters, &mut counters)
+            })?;
             let mut done = Vec::new();
             for (((chunk, items), reported), made) in given
                 .chunks
@@ -503,7 +542,7 @@ pub fn run_fed(
             if done.is_empty() {
                 Ok(())
             } else {
-                finished(&done)
+                Spent::on(&spent.finishing, || finished(&done))
             }
         };
 
@@ -564,6 +603,9 @@ pub fn run_fed(
     }
     step("waiting for the GPU", stream.synchronize())?;
     trace.mark("the kernel after the feed closed");
+    if trace.is_on() {
+        spent.print();
+    }
     outcome?;
     also_look()?;
     // The chunks finished since the last look, also when the run was stopped.

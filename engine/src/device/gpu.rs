@@ -1,40 +1,47 @@
-//! The GPU backend: the driver, the device, the embedded PTX module, and launches.
+//! The GPU backend: the driver, the device, kernel modules (loaded once a device), and launches.
 //!
 //! cudarc loads libcuda at run time (`dynamic-loading`), so the binary starts on machines
 //! without a driver; [`GpuDevice::open`] checks for the library before touching it, because
 //! cudarc panics when it is missing.
 
+use crate::control::{Progress, RunControl};
 use crate::error::{Error, GpuError};
-use crate::run::{Progress, RunControl};
 use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
 };
 use cudarc::nvrtc::Ptx;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a kernel asked to stop may run on before its GPU is taken for hung: the kernels
 /// look at the stop word inside every subtree, so a healthy one stops within a second or two.
 pub const STOP_GRACE: Duration = Duration::from_secs(60);
 
-/// The kernels crate compiled to PTX by build.rs (empty when it could not be built).
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
-
-/// The same kernels assembled to native code (SASS) by `ptxas` at build time, one cubin for
-/// each architecture of `warpsearch_builder::NATIVE_ARCHS` that the build's `ptxas` knows;
-/// empty in a build without `ptxas`.
-pub const NATIVE: &[(u32, &[u8])] = include!(concat!(env!("OUT_DIR"), "/kernels.ptx.native.rs"));
-
-/// True when this binary carries the GPU kernels.
-pub fn has_kernels() -> bool {
-    !PTX.trim().is_empty()
+/// A module of kernels as a build script made it with `warpsearch-builder`: the PTX (usually
+/// `include_str!(concat!(env!("OUT_DIR"), "/….ptx"))`) and the same module as native code for
+/// the common GPUs (the builder's `….ptx.native.rs`, empty when it had no `ptxas`). An empty
+/// `ptx` means the build has no kernels.
+#[derive(Clone, Copy, Debug)]
+pub struct Module {
+    /// The PTX text.
+    pub ptx: &'static str,
+    /// Cubins by architecture (e.g. `(90, …)` for sm_90): a GPU with one loads it at once
+    /// instead of compiling the PTX.
+    pub native: &'static [(u32, &'static [u8])],
 }
 
-/// The architectures this binary carries native code for (e.g. `[80, 86, 89, 90, 100, 120]`).
-pub fn native_archs() -> Vec<u32> {
-    NATIVE.iter().map(|&(arch, _)| arch).collect()
+impl Module {
+    /// True when the build carried kernels (its PTX is not empty).
+    pub fn is_present(&self) -> bool {
+        !self.ptx.trim().is_empty()
+    }
+
+    /// The architectures it carries native code for (e.g. `[80, 86, 89, 90, 100, 120]`).
+    pub fn native_archs(&self) -> Vec<u32> {
+        self.native.iter().map(|&(arch, _)| arch).collect()
+    }
 }
 
 /// Which form of the kernels a GPU loads.
@@ -87,8 +94,9 @@ pub struct GpuDevice {
     stream: Arc<CudaStream>,
     /// A non-blocking stream for looking at a running kernel's counters (see [`Self::watch`]).
     monitor: Arc<CudaStream>,
-    /// warpsearch's own kernels (none in a build without them: see `has_kernels`).
-    module: Option<Arc<CudaModule>>,
+    /// The modules loaded so far, by their PTX: each is loaded once a device (a cubin loads in
+    /// about a millisecond, PTX compiles for much longer).
+    modules: Mutex<Vec<(&'static str, Arc<CudaModule>, KernelForm)>>,
     /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
     /// Compute capability (major, minor).
@@ -99,8 +107,6 @@ pub struct GpuDevice {
     pub driver_cuda: String,
     /// The kernel driver's version string (Linux: from /proc/driver/nvidia/version), if known.
     pub driver_version: Option<String>,
-    /// Which form of the kernels was loaded.
-    pub kernel_form: KernelForm,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -149,37 +155,6 @@ impl GpuDevice {
                 minor: compute_capability.1,
             });
         }
-        let mut kernel_form = kernel_form(NATIVE, compute_capability);
-        let module = if has_kernels() {
-            let native = NATIVE
-                .iter()
-                .find(|&&(arch, _)| KernelForm::Native(arch) == kernel_form);
-            // A cubin the driver refuses (one too new for it, say) falls back to the PTX.
-            let loaded = native
-                .and_then(|&(_, cubin)| ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok());
-            if loaded.is_none() {
-                kernel_form = KernelForm::Ptx;
-            }
-            let module = match loaded {
-                Some(module) => Ok(module),
-                None => ctx.load_module(Ptx::from_src(PTX)),
-            }
-            .map_err(|source| match source.0 {
-                cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
-                | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
-                    GpuError::PtxUnsupported {
-                        driver: driver_cuda.clone(),
-                        source,
-                    }
-                }
-                _ => GpuError::driver("loading the kernels", source),
-            })?;
-            Some(module)
-        } else {
-            kernel_form = KernelForm::None;
-            None
-        };
         let stream = ctx.default_stream();
         // Created now: creating a second stream later would wait for a running kernel.
         let monitor = ctx
@@ -197,13 +172,12 @@ impl GpuDevice {
             ctx,
             stream,
             monitor,
-            module,
+            modules: Mutex::new(Vec::new()),
             name,
             compute_capability,
             multiprocessors,
             driver_cuda,
             driver_version: linux_driver_version(),
-            kernel_form,
         })
     }
 
@@ -236,37 +210,59 @@ impl GpuDevice {
         &self.stream
     }
 
-    /// Loads kernel `name` from another PTX module than this crate's (a downstream crate's
-    /// kernels, built by `warpsearch-builder`): for [`crate::engine`].
-    pub fn load_kernel(&self, ptx: &str, name: &str) -> Result<CudaFunction, GpuError> {
-        self.load_kernel_from(ptx, &[], name)
-    }
-
-    /// [`load_kernel`](Self::load_kernel) from a module built with native code beside its PTX
-    /// (`native`: the `<file>.native.rs` table `warpsearch-builder` writes): this GPU's cubin
-    /// when there is one for it (see [`kernel_form`]), else the PTX.
-    pub fn load_kernel_from(
-        &self,
-        ptx: &str,
-        native: &[(u32, &[u8])],
-        name: &str,
-    ) -> Result<CudaFunction, GpuError> {
+    /// Loads `module` on this GPU (once: later calls return the same module) and says which
+    /// form it loaded: this GPU's cubin when the module has one for it (see [`kernel_form`]),
+    /// else the PTX, compiled by the driver. A cubin the driver refuses (one too new for it,
+    /// say) falls back to the PTX.
+    pub fn module(&self, module: &Module) -> Result<(Arc<CudaModule>, KernelForm), GpuError> {
+        if !module.is_present() {
+            return Err(GpuError::NoKernels);
+        }
         self.bind()?;
-        let form = kernel_form(native, self.compute_capability);
-        let cubin = native
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        // The same text at another address (a `const` copied by the compiler) is the same module.
+        let same = |ptx: &&str| std::ptr::eq(*ptx, module.ptx) || *ptx == module.ptx;
+        if let Some((_, loaded, form)) = modules.iter().find(|(ptx, _, _)| same(ptx)) {
+            return Ok((loaded.clone(), *form));
+        }
+        let form = kernel_form(module.native, self.compute_capability);
+        let cubin = module
+            .native
             .iter()
             .find(|&&(arch, _)| KernelForm::Native(arch) == form)
             .map(|&(_, cubin)| cubin);
-        let module = match cubin
+        let (loaded, form) = match cubin
             .and_then(|cubin| self.ctx.load_module(Ptx::from_binary(cubin.to_vec())).ok())
         {
-            Some(module) => module,
-            None => self
-                .ctx
-                .load_module(Ptx::from_src(ptx))
-                .map_err(|e| GpuError::driver("loading a kernel module", e))?,
+            Some(loaded) => (loaded, form),
+            None => {
+                let loaded = self
+                    .ctx
+                    .load_module(Ptx::from_src(module.ptx))
+                    .map_err(|source| match source.0 {
+                        cudarc::driver::sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                        | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_INVALID_PTX
+                        | cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => {
+                            GpuError::PtxUnsupported {
+                                driver: self.driver_cuda.clone(),
+                                source,
+                            }
+                        }
+                        _ => GpuError::driver("loading a kernel module", source),
+                    })?;
+                (loaded, KernelForm::Ptx)
+            }
         };
-        module
+        modules.push((module.ptx, loaded.clone(), form));
+        Ok((loaded, form))
+    }
+
+    /// Kernel `name` of `module` (loading the module on this GPU the first time, and binding
+    /// the context to this thread first, since every use of a GPU starts by looking up its
+    /// kernel).
+    pub fn function(&self, module: &Module, name: &str) -> Result<CudaFunction, GpuError> {
+        let (loaded, _) = self.module(module)?;
+        loaded
             .load_function(name)
             .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
     }
@@ -279,17 +275,6 @@ impl GpuDevice {
         self.ctx
             .bind_to_thread()
             .map_err(|e| GpuError::driver("making the GPU's context current", e))
-    }
-
-    /// A kernel of the embedded module by name (binding the context to this thread first,
-    /// since every use of a GPU starts by looking up its kernel).
-    pub fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
-        self.bind()?;
-        self.module
-            .as_ref()
-            .ok_or(GpuError::NoKernels)?
-            .load_function(name)
-            .map_err(|e| GpuError::driver(format!("looking up kernel {name}"), e))
     }
 
     /// Waits for all queued work.
@@ -547,7 +532,7 @@ pub enum DeviceChoice {
     /// The first GPU the driver shows: work that runs on one GPU when none is named.
     First,
     /// These ordinals, in this order, each once: GPUs named by the user, so a run with them
-    /// is a GPU run whatever the backend choice (see [`crate::backend::select`]).
+    /// is a GPU run whatever the backend choice (see [`crate::device::backend::select`]).
     List(Vec<usize>),
 }
 
@@ -634,6 +619,9 @@ impl Gpus {
                 .iter()
                 .map(|&ordinal| scope.spawn(move || GpuDevice::open_ordinal(ordinal)))
                 .collect();
+            // Meanwhile, the host threads that make and check a GPU run's work (rayon's pool):
+            // part of opening the backend, as the CPU backend's pool is, not of the first run.
+            rayon::broadcast(|_| ());
             handles
                 .into_iter()
                 .map(|h| {
@@ -699,11 +687,7 @@ impl Gpus {
 }
 
 /// A 1-D launch of `blocks` blocks of `block` threads with `shared_bytes` of dynamic shared memory.
-pub(crate) fn launch_config(
-    blocks: u32,
-    block: u32,
-    shared_bytes: usize,
-) -> cudarc::driver::LaunchConfig {
+pub fn launch_config(blocks: u32, block: u32, shared_bytes: usize) -> cudarc::driver::LaunchConfig {
     cudarc::driver::LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (block, 1, 1),
@@ -712,7 +696,7 @@ pub(crate) fn launch_config(
 }
 
 /// Maps a driver error during a named step.
-pub(crate) fn step<T>(what: &str, result: Result<T, DriverError>) -> Result<T, GpuError> {
+pub fn step<T>(what: &str, result: Result<T, DriverError>) -> Result<T, GpuError> {
     result.map_err(|e| GpuError::driver(what, e))
 }
 
@@ -740,15 +724,6 @@ mod tests {
         assert_eq!(kernel_form(&native, (10, 0)), KernelForm::Ptx);
         assert_eq!(kernel_form(&native, (7, 5)), KernelForm::Ptx);
         assert_eq!(kernel_form(&[], (9, 0)), KernelForm::Ptx);
-    }
-
-    #[test]
-    fn a_build_with_kernels_carries_native_code_for_the_common_gpus_when_ptxas_was_there() {
-        // `cargo xtask` builds with ptxas: then sm_80 and sm_90 at least are native.
-        if super::has_kernels() && option_env!("WARPSEARCH_PTXAS").is_some() {
-            let archs = super::native_archs();
-            assert!(archs.contains(&80) && archs.contains(&90), "{archs:?}");
-        }
     }
 
     #[test]
