@@ -1417,3 +1417,25 @@ fn threat_points_and_vcf_on_any_size_and_under_renju() {
         assert!(stderr(&output).contains(says), "{}", stderr(&output));
     }
 }
+
+#[test]
+fn cover_counts_dlx1_input_lists_solutions_and_names_the_line_of_a_bad_option() {
+    let cache = test_cache_dir();
+    // Knuth's example: one solution, listed by its options.
+    let knuth = "| Knuth's example\na b c d e f g\nc e\na d g\nb c f\na d f\nb g\nd e g\n";
+    let output = warpsearch_with_input(knuth, &["cover", "-", "--limit", "5", "--json"], &cache);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["solutions"], 1);
+    assert_eq!(
+        value["listed"],
+        serde_json::json!([["c e", "a d f", "b g"]])
+    );
+    let output = warpsearch(&["cover", "--example", "queens-8", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(json(&output)["solutions"], 92);
+    let bad = warpsearch_with_input("a b\na b\nb z\n", &["cover", "-"], &cache);
+    assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("line 3"), "{}", stderr(&bad));
+    assert!(!stderr(&bad).contains("panicked"));
+}

@@ -834,3 +834,33 @@ pub unsafe extern "ptx-kernel" fn warpsearch_gomoku_vcf(
         work.finish(index);
     }
 }
+
+/// Exact cover on the depth-first skeleton: the tree of [`crate::cover::Cover`] over the
+/// problem's flat array, which is the launch's parameter block; a unit is a covered set of
+/// [`crate::cover::MAX_WORDS`] words, its result its solutions and nodes.
+///
+/// # Safety
+/// The engine's calling convention (`kernels::work`): `params` holds a whole problem array
+/// (`crate::cover::Layout`: its length follows from its header and its starts); units of
+/// `MAX_WORDS` words, two result words a unit; whole-warp blocks of
+/// [`crate::dfs::BLOCK`] threads, each with `4 · slab_words` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_cover(
+    params: *const u64,
+    work: *const crate::work::Work,
+) {
+    // SAFETY: the calling convention above: the header, then the arrays it describes.
+    unsafe {
+        let header = core::slice::from_raw_parts(params, crate::cover::HEADER_WORDS);
+        let layout = crate::cover::Layout::of(header);
+        let listed = *params.add(layout.starts() + layout.items) as usize;
+        let data = core::slice::from_raw_parts(params, layout.list() + listed);
+        let tree = crate::cover::Cover::new(data);
+        crate::dfs::walk_units(
+            &tree,
+            &*work,
+            crate::cover::MAX_WORDS as u32,
+            crate::dfs::Report::CountsAndNodes,
+        );
+    }
+}

@@ -24,6 +24,7 @@ extern crate std;
 
 pub mod atomic;
 pub mod bits;
+pub mod cover;
 pub mod dfs;
 pub mod gomoku;
 pub mod handoff;

@@ -15,6 +15,7 @@
 //!   on every CPU core or every GPU, with progress, Ctrl-C, shards and checkpoints.
 
 pub mod builtin;
+pub mod cover;
 pub mod gomoku;
 pub mod no3line;
 pub mod nqueens;

@@ -1,6 +1,7 @@
 //! One module per subcommand: each runs it and prints its result.
 
 pub(crate) mod bench;
+pub(crate) mod cover;
 pub(crate) mod estimate;
 pub(crate) mod gomoku;
 pub(crate) mod info;
