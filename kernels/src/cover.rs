@@ -149,6 +149,20 @@ fn word_at(set: &[u64; MAX_WORDS], at: usize) -> u64 {
     word
 }
 
+/// Whether the item set at `data[at..at + words]` meets `covered`: every word by a constant
+/// index, the words past `words` skipped (a loop of a variable length would put `covered` in a
+/// stack frame on the GPU).
+#[inline(always)]
+fn meets(data: &[u64], at: usize, words: usize, covered: &[u64; MAX_WORDS]) -> bool {
+    let mut any = 0;
+    for (w, &c) in covered.iter().enumerate() {
+        if w < words {
+            any |= data[at + w] & c;
+        }
+    }
+    any != 0
+}
+
 /// An exact-cover problem's tree over its flat array (see [`Layout`]). A unit is a set of
 /// covered items (`words` words, the rest of the unit ignored): the options chosen above it.
 #[derive(Clone, Copy)]
@@ -185,24 +199,25 @@ impl<'a> Cover<'a> {
     #[inline(always)]
     pub fn branch(&self, covered: &[u64; MAX_WORDS]) -> (u32, OptionSet) {
         let order = self.layout.order();
-        let mut best = (NONE, OptionSet::default(), u32::MAX);
+        let (mut best, mut fewest) = (NONE, u32::MAX);
         for k in 0..self.layout.primary {
             let item = self.data[order + k] as usize;
             if word_at(covered, item / 64) >> (item % 64) & 1 != 0 {
                 continue;
             }
-            let count = self.fitting_below(covered, item as u32, best.2);
-            if count < best.2 {
-                best = (item as u32, OptionSet::default(), count);
+            let count = self.fitting_below(covered, item as u32, fewest);
+            if count < fewest {
+                (best, fewest) = (item as u32, count);
                 if count <= 1 {
                     break;
                 }
             }
         }
-        if best.0 != NONE {
-            best.1 = self.candidates(covered, best.0);
+        if best == NONE {
+            (NONE, OptionSet::default())
+        } else {
+            (best, self.candidates(covered, best))
         }
-        (best.0, best.1)
     }
 
     /// How many options of `item` meet no item of `covered`, counted only up to `stop` (an
@@ -214,9 +229,7 @@ impl<'a> Cover<'a> {
         let end = self.data[self.layout.starts() + item as usize + 1] as usize;
         let mut count = 0;
         for &option in &self.data[list + start..list + end] {
-            let option = option as usize;
-            let items = &self.data[sets + option * words..sets + (option + 1) * words];
-            if !items.iter().zip(covered).any(|(a, b)| a & b != 0) {
+            if !meets(self.data, sets + option as usize * words, words, covered) {
                 count += 1;
                 if count >= stop {
                     break;
@@ -236,9 +249,7 @@ impl<'a> Cover<'a> {
         let mut set = OptionSet::default();
         for j in 0..end - start {
             let option = self.data[list + start + j] as usize;
-            let items = &self.data[sets + option * words..sets + (option + 1) * words];
-            let meets = items.iter().zip(covered).any(|(a, b)| a & b != 0);
-            if !meets {
+            if !meets(self.data, sets + option * words, words, covered) {
                 // Each word by a constant index (a select a word), so that the set stays in
                 // registers on the GPU instead of a stack frame.
                 for (w, word) in set.0.iter_mut().enumerate() {
@@ -262,29 +273,32 @@ impl<'a> Cover<'a> {
     #[inline(always)]
     pub fn cover(&self, covered: &mut [u64; MAX_WORDS], option: usize) {
         let (words, sets) = (self.layout.words, self.layout.sets());
-        for (w, item) in covered
-            .iter_mut()
-            .zip(&self.data[sets + option * words..sets + (option + 1) * words])
-        {
-            *w |= item;
+        for (w, word) in covered.iter_mut().enumerate() {
+            if w < words {
+                *word |= self.data[sets + option * words + w];
+            }
         }
     }
 
     #[inline(always)]
     fn read<S: Slab>(&self, state: &S, at: u32) -> ([u64; MAX_WORDS], u32) {
         let mut covered = [0u64; MAX_WORDS];
-        for (i, w) in covered.iter_mut().enumerate().take(self.layout.words) {
-            *w = state.get(at + 2 * i as u32) as u64
-                | (state.get(at + 2 * i as u32 + 1) as u64) << 32;
+        for (i, w) in covered.iter_mut().enumerate() {
+            if i < self.layout.words {
+                *w = state.get(at + 2 * i as u32) as u64
+                    | (state.get(at + 2 * i as u32 + 1) as u64) << 32;
+            }
         }
         (covered, state.get(at + 2 * self.layout.words as u32))
     }
 
     #[inline(always)]
     fn write<S: Slab>(&self, state: &mut S, at: u32, covered: &[u64; MAX_WORDS], item: u32) {
-        for (i, w) in covered.iter().enumerate().take(self.layout.words) {
-            state.set(at + 2 * i as u32, *w as u32);
-            state.set(at + 2 * i as u32 + 1, (*w >> 32) as u32);
+        for (i, w) in covered.iter().enumerate() {
+            if i < self.layout.words {
+                state.set(at + 2 * i as u32, *w as u32);
+                state.set(at + 2 * i as u32 + 1, (*w >> 32) as u32);
+            }
         }
         state.set(at + 2 * self.layout.words as u32, item);
     }
@@ -305,7 +319,11 @@ impl DepthFirst for Cover<'_> {
     #[inline(always)]
     fn start<S: Slab>(&self, unit: &[u64], state: &mut S) -> OptionSet {
         let mut covered = [0u64; MAX_WORDS];
-        covered[..self.layout.words].copy_from_slice(&unit[..self.layout.words]);
+        for (w, word) in covered.iter_mut().enumerate() {
+            if w < self.layout.words {
+                *word = unit[w];
+            }
+        }
         let (item, set) = self.branch(&covered);
         self.write(state, 0, &covered, item);
         set
