@@ -135,7 +135,8 @@ impl Search for Simple {
     }
     fn run_unit(&self, unit: &[u64], result: &mut [u64]) {
         let mut slab = [0u32; 256];
-        let walked = warpsearch_engine::kernels::dfs::walk_unit_with_nodes(&self.0, unit, &mut slab);
+        let walked =
+            warpsearch_engine::kernels::dfs::walk_unit_with_nodes(&self.0, unit, &mut slab);
         result.copy_from_slice(&[walked.found, walked.nodes]);
     }
     fn partial(&self, results: &UnitResults) -> Counts {
@@ -156,7 +157,8 @@ impl Search for Simple {
     }
     fn probe(&self, unit: &[u64], pick: &mut dyn FnMut(u32) -> u32) -> Option<f64> {
         let mut slab = [0u32; 256];
-        let walk = warpsearch_engine::kernels::dfs::probe(&self.0, unit, &mut slab, &mut |k| pick(k));
+        let walk =
+            warpsearch_engine::kernels::dfs::probe(&self.0, unit, &mut slab, &mut |k| pick(k));
         Some(walk)
     }
 }
