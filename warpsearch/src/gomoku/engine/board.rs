@@ -83,10 +83,19 @@ pub struct Board {
     codes: [[u16; 2]; CELLS],
     /// The side to move's own value counts (100 + this) %.
     tempo: i32,
+    /// Whether the evaluation averages this position's sums with the previous one's.
+    smooth: bool,
+    /// `value` before each stone in `moves` was placed.
+    previous: Vec<[i32; 2]>,
     /// Stones within two cells (Chebyshev distance), for move generation.
     near: [u8; CELLS],
     /// The crossings' values summed over every empty cell, per color.
     value: [i32; 2],
+    /// Empty cells where each color would make two open threes at once.
+    double_threes: [i16; 2],
+    /// Added to the evaluation of a side to move that has a double-three cell while the
+    /// opponent has no four to answer with.
+    double_three_bonus: i32,
     /// (empty cell, direction) pairs where each color would make five.
     fives: [u16; 2],
     /// Pairs where each color would make a four or an open four.
@@ -142,8 +151,12 @@ impl Board {
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
             codes: [[0; 2]; CELLS],
             tempo: Knobs::get().tempo,
+            smooth: Knobs::get().smooth != 0,
+            previous: Vec::with_capacity(width * height),
             near: [0; CELLS],
             value: [0; 2],
+            double_threes: [0; 2],
+            double_three_bonus: Knobs::get().double_three_bonus,
             fives: [0; 2],
             fours: [0; 2],
             open_fours: [0; 2],
@@ -335,10 +348,26 @@ impl Board {
     /// The static evaluation for `color`: its patterns' values less the opponent's.
     #[inline]
     pub fn evaluate(&self, color: u8) -> i32 {
-        let me = self.value[usize::from(color - 1)];
-        let them = self.value[usize::from(opponent(color) - 1)];
+        let (mut me, mut them) = (
+            self.value[usize::from(color - 1)],
+            self.value[usize::from(opponent(color) - 1)],
+        );
+        if self.smooth
+            && let Some(before) = self.previous.last()
+        {
+            me = (me + before[usize::from(color - 1)]) / 2;
+            them = (them + before[usize::from(opponent(color) - 1)]) / 2;
+        }
         // The side to move gets to realise its shapes first.
-        me + me * self.tempo / 100 - them
+        let mut score = me + me * self.tempo / 100 - them;
+        if self.double_three_bonus != 0
+            && self.double_threes[usize::from(color - 1)] > 0
+            && self.fours[usize::from(opponent(color) - 1)] == 0
+            && !(self.rule == GameRule::Renju && color == BLACK)
+        {
+            score += self.double_three_bonus;
+        }
+        score
     }
 
     /// The strongest shape of `color` at empty `cell`.
@@ -360,6 +389,7 @@ impl Board {
             let code = code_of(self.patterns[cell][side]);
             self.codes[cell][side] = code;
             self.value[side] += self.crossings[usize::from(code)].value;
+            self.double_threes[side] += self.is_double_three(code);
         }
     }
 
@@ -371,7 +401,14 @@ impl Board {
                 self.count(side, pattern, -1);
             }
             self.value[side] -= self.crossings[usize::from(self.codes[cell][side])].value;
+            self.double_threes[side] -= self.is_double_three(self.codes[cell][side]);
         }
+    }
+
+    /// 1 when the crossing `code` is a double three, else 0.
+    #[inline]
+    fn is_double_three(&self, code: u16) -> i16 {
+        i16::from(self.crossings[usize::from(code)].shape == Shape::DoubleThree)
     }
 
     #[inline]
@@ -414,6 +451,8 @@ impl Board {
                                 self.codes[other][side] = code;
                                 self.value[side] += self.crossings[usize::from(code)].value
                                     - self.crossings[usize::from(before)].value;
+                                self.double_threes[side] +=
+                                    self.is_double_three(code) - self.is_double_three(before);
                             }
                         }
                     }
@@ -436,11 +475,13 @@ impl Board {
     /// Places a `color` stone on empty `cell`.
     pub fn place(&mut self, cell: Cell, color: u8) {
         debug_assert_eq!(self.cells[cell], EMPTY);
+        let before = self.value;
         self.remove_cell(cell);
         self.cells[cell] = color;
         self.flip_keys(cell, color);
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
         self.count_near(cell, 1);
+        self.previous.push(before);
         self.moves.push(cell);
         self.to_move = opponent(color);
     }
@@ -459,6 +500,7 @@ impl Board {
     /// Takes back the last stone placed; returns its cell.
     pub fn undo(&mut self) -> Option<Cell> {
         let cell = self.moves.pop()?;
+        self.previous.pop();
         self.to_move = self.cells[cell];
         self.lift(cell);
         Some(cell)
@@ -471,6 +513,10 @@ impl Board {
         };
         self.moves.remove(position);
         self.lift(cell);
+        // With this stone gone, the sums before each other stone are no longer known: the
+        // smoothing takes the current sums for them.
+        self.previous.clear();
+        self.previous.resize(self.moves.len(), self.value);
         true
     }
 

@@ -47,6 +47,25 @@ pub(crate) struct Knobs {
     pub(crate) pair_three: i32,
     /// The side to move's own value counts (100 + `tempo`) %.
     pub(crate) tempo: i32,
+    /// A defence against an open three costs no depth while the path is shorter than
+    /// `threat_ext` times the iteration's depth (0 turns it off).
+    pub(crate) threat_ext: i32,
+    /// Per cent of a move's time for checking the root moves against the opponent's VCF and
+    /// VCT (after the proofs' share).
+    pub(crate) refute_share: u32,
+    /// The deepest VCT (attacker threats) looked for in that check.
+    pub(crate) refute_vct: u32,
+    /// 1: the evaluation is the mean of this position's pattern sums and the previous
+    /// position's (one stone less), which damps the side-to-move swing between plies.
+    pub(crate) smooth: i32,
+    /// Half-width of the root's first window around the last iteration's score from depth 4
+    /// (0: the full window).
+    pub(crate) aspiration: i32,
+    /// 1: the quiet moves tried before a cutoff lose history (depth² each).
+    pub(crate) history_malus: i32,
+    /// Added to the evaluation when the side to move can make two open threes with one
+    /// stone and the opponent has no four to answer with (0 turns it off).
+    pub(crate) double_three_bonus: i32,
 }
 
 impl Knobs {
@@ -70,6 +89,13 @@ impl Knobs {
         pair_two: 0,
         pair_three: 0,
         tempo: 25,
+        threat_ext: 0,
+        refute_share: 10,
+        refute_vct: 5,
+        smooth: 0,
+        aspiration: 0,
+        history_malus: 0,
+        double_three_bonus: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -127,6 +153,13 @@ impl Knobs {
             "pair_two" => put(&mut self.pair_two, value),
             "pair_three" => put(&mut self.pair_three, value),
             "tempo" => put(&mut self.tempo, value),
+            "threat_ext" => put(&mut self.threat_ext, value),
+            "refute_share" => put(&mut self.refute_share, value),
+            "refute_vct" => put(&mut self.refute_vct, value),
+            "smooth" => put(&mut self.smooth, value),
+            "aspiration" => put(&mut self.aspiration, value),
+            "history_malus" => put(&mut self.history_malus, value),
+            "double_three_bonus" => put(&mut self.double_three_bonus, value),
             _ => false,
         }
     }

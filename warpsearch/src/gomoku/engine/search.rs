@@ -571,6 +571,16 @@ impl<'a> Searcher<'a> {
         let original_alpha = alpha;
         let mut best = i32::MIN + 1;
         let mut best_move = moves[0];
+        // Defending against an open three: the replies are few, so they cost no depth (up to
+        // a path length), and the attacker's threat sequences are seen to their end.
+        let depth_cost = if scan.threatened
+            && knobs.threat_ext > 0
+            && ply < self.root_depth * knobs.threat_ext as usize
+        {
+            0
+        } else {
+            1
+        };
         let threes_before = self.board.open_four_count(me);
         for (index, &cell) in moves.iter().enumerate() {
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
@@ -593,8 +603,9 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let mut score;
+            let child = depth - depth_cost;
             if index == 0 {
-                score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                score = -self.search(child, -beta, -alpha, ply + 1);
             } else {
                 // Late moves are searched shallower first.
                 let reduction = if quiet && depth >= 2 && index >= 2 {
@@ -602,12 +613,12 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                score = -self.search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                score = -self.search(child - reduction, -alpha - 1, -alpha, ply + 1);
                 if score > alpha && reduction > 0 {
-                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1);
+                    score = -self.search(child, -alpha - 1, -alpha, ply + 1);
                 }
                 if score > alpha && score < beta {
-                    score = -self.search(depth - 1, -beta, -alpha, ply + 1);
+                    score = -self.search(child, -beta, -alpha, ply + 1);
                 }
             }
             self.board.undo();
@@ -624,7 +635,15 @@ impl<'a> Searcher<'a> {
                     if !self.killers[ply].contains(&cell) {
                         self.killers[ply] = [cell, self.killers[ply][0]];
                     }
-                    self.history[usize::from(me - 1)][cell] += depth * depth;
+                    let side = usize::from(me - 1);
+                    self.history[side][cell] += depth * depth;
+                    if knobs.history_malus > 0 {
+                        // The moves tried before it did not cut: they move down.
+                        for &tried in &moves[..index] {
+                            let h = &mut self.history[side][tried];
+                            *h = (*h - depth * depth).max(-5_000);
+                        }
+                    }
                     break;
                 }
             }
@@ -648,15 +667,22 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    /// One iteration at the root over `moves` (reordered best first); the best move and
-    /// score, or None when stopped before the first move was searched.
-    fn root(&mut self, depth: i32, moves: &mut Vec<Cell>) -> Option<(Cell, i32)> {
+    /// One iteration at the root over `moves` (reordered best first) with the window
+    /// (`low`, `high`); the best move and score, or None when stopped before the first move
+    /// was searched. A score at or below `low` is an upper bound (every move failed low); one at
+    /// or above `high` is a lower bound (the search stopped at that move).
+    fn root(
+        &mut self,
+        depth: i32,
+        moves: &mut Vec<Cell>,
+        low: i32,
+        high: i32,
+    ) -> Option<(Cell, i32)> {
         let me = self.me();
         self.root_depth = depth.max(0) as usize;
-        let mut alpha = -WIN - 1;
-        let beta = WIN + 1;
+        let mut alpha = low;
+        let beta = high;
         let mut best: Option<(Cell, i32)> = None;
-        let mut scores = Vec::with_capacity(moves.len());
         for (index, &cell) in moves.iter().enumerate() {
             self.board.place(cell, me);
             let mut score;
@@ -664,7 +690,7 @@ impl<'a> Searcher<'a> {
                 score = -self.search(depth - 1, -beta, -alpha, 1);
             } else {
                 score = -self.search(depth - 1, -alpha - 1, -alpha, 1);
-                if score > alpha && !self.stop.load(Ordering::Relaxed) {
+                if score > alpha && score < beta && !self.stop.load(Ordering::Relaxed) {
                     score = -self.search(depth - 1, -beta, -alpha, 1);
                 }
             }
@@ -672,10 +698,12 @@ impl<'a> Searcher<'a> {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            scores.push((score, cell));
             if best.is_none_or(|(_, s)| score > s) {
                 best = Some((cell, score));
                 alpha = alpha.max(score);
+            }
+            if score >= beta {
+                break;
             }
         }
         if let Some((cell, _)) = best {
@@ -684,6 +712,41 @@ impl<'a> Searcher<'a> {
             moves.insert(0, cell);
         }
         best
+    }
+
+    /// One iteration at the root, first in a window around the last iteration's score
+    /// (`last`; `aspiration` wide on each side, 0 for the full window) and wider after a
+    /// fail, until the score lies inside it.
+    fn root_aspirated(
+        &mut self,
+        depth: i32,
+        moves: &mut Vec<Cell>,
+        last: Option<i32>,
+    ) -> Option<(Cell, i32)> {
+        let full = (-WIN - 1, WIN + 1);
+        let mut delta = self.knobs.aspiration;
+        let (mut low, mut high) = match last {
+            Some(score) if delta > 0 && depth >= 4 && score.abs() < WIN_BOUND => {
+                (score - delta, score + delta)
+            }
+            _ => full,
+        };
+        loop {
+            let result = self.root(depth, moves, low, high);
+            if self.stop.load(Ordering::Relaxed) {
+                return result;
+            }
+            let (_, score) = result?;
+            if score <= low && low > full.0 {
+                delta *= 2;
+                low = if delta > 1_000 { full.0 } else { score - delta };
+            } else if score >= high && high < full.1 {
+                delta *= 2;
+                high = if delta > 1_000 { full.1 } else { score + delta };
+            } else {
+                return result;
+            }
+        }
     }
 
     /// Whether `attacker` (to move) wins by continuous fours within `depth` of its own moves.
@@ -1017,7 +1080,7 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
             scope.spawn(move || {
                 let mut depth = 1 + (thread as i32 % 2);
                 while depth <= max_depth && !helper.stop.load(Ordering::Relaxed) {
-                    helper.root(depth, &mut moves);
+                    helper.root(depth, &mut moves, -WIN - 1, WIN + 1);
                     depth += 1;
                 }
                 helper.flush();
@@ -1025,7 +1088,8 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
         }
         let mut main = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
         for depth in 1..=max_depth {
-            let result = main.root(depth, &mut root_moves);
+            let last = (depth > 1).then(|| best.lock().unwrap_or_else(|e| e.into_inner()).1);
+            let result = main.root_aspirated(depth, &mut root_moves, last);
             if let Some((cell, score)) = result {
                 let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
                 // A stopped iteration's best is kept only when it searched the previous best
@@ -1073,12 +1137,12 @@ fn refute(
     let phase_end = options.limits.deadline.map(|d| {
         started
             + d.saturating_duration_since(started)
-                .mul_f64(options.proof_share + 0.25)
+                .mul_f64(options.proof_share + f64::from(probe.knobs.refute_share) / 100.0)
     });
     let per_move_nodes = options
         .limits
         .nodes
-        .map(|n| (n as f64 * 0.25) as u64 / CHECKED as u64);
+        .map(|n| n * u64::from(probe.knobs.refute_share) / 100 / CHECKED as u64);
     let mut kept = Vec::with_capacity(moves.len());
     for (index, &cell) in moves.iter().enumerate() {
         if index >= CHECKED
@@ -1103,7 +1167,7 @@ fn refute(
         let mut failed = rustc_hash::FxHashMap::default();
         let mut lost = probe.vcf(30, &mut failed).is_some();
         let mut depth = 2;
-        while !lost && depth <= 5 && !probe.stop.load(Ordering::Relaxed) {
+        while !lost && depth <= probe.knobs.refute_vct && !probe.stop.load(Ordering::Relaxed) {
             lost = probe.vct(depth, &mut failed).is_some();
             depth += 1;
         }
