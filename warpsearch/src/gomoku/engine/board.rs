@@ -83,10 +83,6 @@ pub struct Board {
     codes: [[u16; 2]; CELLS],
     /// The side to move's own value counts (100 + this) %.
     tempo: i32,
-    /// Whether the evaluation averages this position's sums with the previous one's.
-    smooth: bool,
-    /// `value` before each stone in `moves` was placed.
-    previous: Vec<[i32; 2]>,
     /// Stones within two cells (Chebyshev distance), for move generation.
     near: [u8; CELLS],
     /// The crossings' values summed over every empty cell, per color.
@@ -151,8 +147,6 @@ impl Board {
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
             codes: [[0; 2]; CELLS],
             tempo: Knobs::get().tempo,
-            smooth: Knobs::get().smooth != 0,
-            previous: Vec::with_capacity(width * height),
             near: [0; CELLS],
             value: [0; 2],
             double_threes: [0; 2],
@@ -348,16 +342,8 @@ impl Board {
     /// The static evaluation for `color`: its patterns' values less the opponent's.
     #[inline]
     pub fn evaluate(&self, color: u8) -> i32 {
-        let (mut me, mut them) = (
-            self.value[usize::from(color - 1)],
-            self.value[usize::from(opponent(color) - 1)],
-        );
-        if self.smooth
-            && let Some(before) = self.previous.last()
-        {
-            me = (me + before[usize::from(color - 1)]) / 2;
-            them = (them + before[usize::from(opponent(color) - 1)]) / 2;
-        }
+        let me = self.value[usize::from(color - 1)];
+        let them = self.value[usize::from(opponent(color) - 1)];
         // The side to move gets to realise its shapes first.
         let mut score = me + me * self.tempo / 100 - them;
         if self.double_three_bonus != 0
@@ -475,13 +461,11 @@ impl Board {
     /// Places a `color` stone on empty `cell`.
     pub fn place(&mut self, cell: Cell, color: u8) {
         debug_assert_eq!(self.cells[cell], EMPTY);
-        let before = self.value;
         self.remove_cell(cell);
         self.cells[cell] = color;
         self.flip_keys(cell, color);
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
         self.count_near(cell, 1);
-        self.previous.push(before);
         self.moves.push(cell);
         self.to_move = opponent(color);
     }
@@ -500,7 +484,6 @@ impl Board {
     /// Takes back the last stone placed; returns its cell.
     pub fn undo(&mut self) -> Option<Cell> {
         let cell = self.moves.pop()?;
-        self.previous.pop();
         self.to_move = self.cells[cell];
         self.lift(cell);
         Some(cell)
@@ -513,10 +496,6 @@ impl Board {
         };
         self.moves.remove(position);
         self.lift(cell);
-        // With this stone gone, the sums before each other stone are no longer known: the
-        // smoothing takes the current sums for them.
-        self.previous.clear();
-        self.previous.resize(self.moves.len(), self.value);
         true
     }
 

@@ -55,9 +55,6 @@ pub(crate) struct Knobs {
     pub(crate) refute_share: u32,
     /// The deepest VCT (attacker threats) looked for in that check.
     pub(crate) refute_vct: u32,
-    /// 1: the evaluation is the mean of this position's pattern sums and the previous
-    /// position's (one stone less), which damps the side-to-move swing between plies.
-    pub(crate) smooth: i32,
     /// Half-width of the root's first window around the last iteration's score from depth 4
     /// (0: the full window).
     pub(crate) aspiration: i32,
@@ -92,7 +89,6 @@ impl Knobs {
         threat_ext: 0,
         refute_share: 10,
         refute_vct: 5,
-        smooth: 0,
         aspiration: 0,
         history_malus: 0,
         double_three_bonus: 0,
@@ -156,7 +152,6 @@ impl Knobs {
             "threat_ext" => put(&mut self.threat_ext, value),
             "refute_share" => put(&mut self.refute_share, value),
             "refute_vct" => put(&mut self.refute_vct, value),
-            "smooth" => put(&mut self.smooth, value),
             "aspiration" => put(&mut self.aspiration, value),
             "history_malus" => put(&mut self.history_malus, value),
             "double_three_bonus" => put(&mut self.double_three_bonus, value),
