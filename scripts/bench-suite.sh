@@ -67,6 +67,7 @@
 #   sample           a counted, verified sample of a count too long to run whole: the estimate of
 #                    WHAT="nqueens 24", shard SHARD="1/100" of it on DEVICES (its result in CK=DIR),
 #                    then every chunk of the shard recounted on VERIFY_DEVICES (default: the last GPU)
+#   cover            exact cover: GPU, every CPU core and a dancing-links program (DLX) on one core
 #   gomoku           Gomoku strength with `gomoku match`, our brain (1 thread, 1 s a move) against
 #                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
@@ -251,6 +252,33 @@ profile-no3line)
         --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
         $B no3line ${PN:-12} --backend gpu --devices 0 > "$LOG_DIR/no3line-sass.csv" 2> /dev/null
     echo "SASS table: $(wc -l < "$LOG_DIR/no3line-sass.csv") lines"
+    ;;
+cover)
+    # Exact cover on the listed examples (EX): traced once, REPS GPU runs (and as many of the
+    # binary OLD_B, when given), a GPU run for each ROOTS:EXPAND pair in SETTINGS, one run on
+    # every CPU core, and DLX (a dancing-links program that reads Knuth's dlx1 format on
+    # standard input, built outside this repository) on one core with DLX_DIR/EX.dlx (written
+    # by `warpsearch cover --example EX --write-dlx1 FILE`).
+    $B cover --example queens-8 --backend gpu > /dev/null   # warm-up
+    for ex in ${EX-pentominoes-6x10 pentominoes-5x12}; do
+        echo "== $ex, traced"
+        WARPSEARCH_TRACE=1 $B cover --example "$ex" --backend gpu --json 2>&1 | grep -v '^backend'
+        for k in $(seq "${REPS:-3}"); do
+            run "$ex, GPU" 120 $B cover --example "$ex" --backend gpu || exit 1
+            [[ -n ${OLD_B:-} ]] && { run "$ex, GPU, OLD_B" 120 "$OLD_B" cover --example "$ex" --backend gpu || exit 1; }
+        done
+        for s in ${SETTINGS:-}; do
+            run "$ex, GPU, roots:expand $s" 120 env WARPSEARCH_COVER_ROOTS="${s%:*}" \
+                WARPSEARCH_COVER_EXPAND="${s#*:}" $B cover --example "$ex" --backend gpu || exit 1
+        done
+        run "$ex, every CPU core" 300 $B cover --example "$ex" --backend cpu || exit 1
+        if [[ -n ${DLX:-} ]]; then
+            t0=$EPOCHREALTIME
+            out=$(taskset -c 1 timeout 300 "$DLX" < "${DLX_DIR:?}/$ex.dlx" 2>&1 | tail -1)
+            t1=$EPOCHREALTIME
+            printf '%-30s wall=%ss %s\n' "$ex, DLX one core" "$(awk "BEGIN{printf \"%.2f\", $t1 - $t0}")" "$out"
+        fi
+    done
     ;;
 profile-skeleton)
     profile nqueens_simple "$here/nqueens-simple" ${PN:-17} --backend gpu --devices 0

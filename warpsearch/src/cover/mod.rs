@@ -183,7 +183,8 @@ impl Problem {
 pub struct Counts {
     /// Solutions.
     pub solutions: u64,
-    /// Nodes visited (options chosen) below the work list's units.
+    /// Nodes visited (options chosen) below the units that run (the levels above them, where
+    /// the work list is made and expanded, go uncounted).
     pub nodes: u64,
 }
 
@@ -197,38 +198,63 @@ impl Partial for Counts {
     }
 }
 
-/// A problem as a search of the engine: units the item sets covered a few options below the
-/// root (at least 65,536 of them where the tree has that many), each searched by the tree.
+/// A problem as a search of the engine. Its work list is the item sets covered a few options
+/// below the root (at least [`ROOTS`] of them where the tree has that many); each is expanded
+/// [`EXPAND_LEVELS`] options deeper into the units that run, on every core while the GPUs
+/// count, so that a GPU gets hundreds of thousands of units without the host making them on
+/// one thread first.
 struct CoverSearch {
     data: Vec<u64>,
-    units: Vec<u64>,
+    roots: Vec<u64>,
+    /// Levels each root is expanded by.
+    expand: usize,
+}
+
+/// The fewest roots in the work list (`WARPSEARCH_COVER_ROOTS` overrides it).
+const ROOTS: usize = 4_096;
+/// Options each root is expanded by (`WARPSEARCH_COVER_EXPAND` overrides it).
+const EXPAND_LEVELS: usize = 2;
+
+/// A tuning variable's value, or `default` when it is unset or unreadable.
+fn tuning(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(default)
 }
 
 impl CoverSearch {
     fn new(problem: &Problem) -> CoverSearch {
         let data = problem.data();
         let tree = Cover::new(&data);
-        // `WARPSEARCH_COVER_UNITS=K`: at least K units, for tuning runs.
-        let least = std::env::var("WARPSEARCH_COVER_UNITS")
-            .ok()
-            .and_then(|k| k.parse().ok())
-            .unwrap_or(1usize << 16);
-        let mut units = vec![0u64; MAX_WORDS];
-        for _ in 0..tree.layout().max_depth {
-            if units.len() / MAX_WORDS >= least {
-                break;
-            }
-            let mut below = Vec::new();
-            for unit in units.chunks(MAX_WORDS) {
-                children(&tree, unit, &mut below);
-            }
-            if below.is_empty() {
-                break;
-            }
-            units = below;
+        let least = tuning("WARPSEARCH_COVER_ROOTS", ROOTS);
+        let expand = tuning("WARPSEARCH_COVER_EXPAND", EXPAND_LEVELS);
+        let roots = levels_below(&tree, vec![0u64; MAX_WORDS], tree.layout().max_depth, least);
+        CoverSearch {
+            data,
+            roots,
+            expand,
         }
-        CoverSearch { data, units }
     }
+}
+
+/// The item sets `levels` options below those of `units` (fewer levels where `least` sets
+/// are reached first; a set that covers every primary item stays as it is).
+fn levels_below(tree: &Cover, mut units: Vec<u64>, levels: usize, least: usize) -> Vec<u64> {
+    for _ in 0..levels {
+        if units.len() / MAX_WORDS >= least {
+            break;
+        }
+        let mut below = Vec::with_capacity(units.len() * 8);
+        for unit in units.chunks(MAX_WORDS) {
+            children(tree, unit, &mut below);
+        }
+        if below.is_empty() {
+            break;
+        }
+        units = below;
+    }
+    units
 }
 
 /// The units one option below `unit` (a unit that covers every primary item stays as it is:
@@ -262,8 +288,14 @@ impl Search for CoverSearch {
     fn size(&self) -> u32 {
         Cover::new(&self.data).layout().items as u32
     }
+    const EXPANDS: bool = true;
     fn units(&self) -> Vec<u64> {
-        self.units.clone()
+        self.roots.clone()
+    }
+    /// The root's item sets `expand` options deeper: they depend on the root alone.
+    fn expand(&self, root: &[u64], units: &mut Vec<u64>) {
+        let tree = Cover::new(&self.data);
+        units.extend(levels_below(&tree, root.to_vec(), self.expand, usize::MAX));
     }
     fn params(&self) -> Vec<u64> {
         self.data.clone()
