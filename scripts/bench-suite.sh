@@ -255,8 +255,8 @@ profile-no3line)
     ;;
 cover)
     # Exact cover on the listed examples (EX): traced once, REPS GPU runs (and as many of the
-    # binary OLD_B, when given), a GPU run for each ROOTS:EXPAND pair in SETTINGS, one run on
-    # every CPU core, and DLX (a dancing-links program that reads Knuth's dlx1 format on
+    # binary OLD_B, when given), a GPU run for each ROOTS:EXPAND pair in SETTINGS, CPU_REPS runs
+    # on every CPU core, and DLX (a dancing-links program that reads Knuth's dlx1 format on
     # standard input, built outside this repository) on one core with DLX_DIR/EX.dlx (written
     # by `warpsearch cover --example EX --write-dlx1 FILE`).
     $B cover --example queens-8 --backend gpu > /dev/null   # warm-up
@@ -271,7 +271,9 @@ cover)
             run "$ex, GPU, roots:expand $s" 120 env WARPSEARCH_COVER_ROOTS="${s%:*}" \
                 WARPSEARCH_COVER_EXPAND="${s#*:}" $B cover --example "$ex" --backend gpu || exit 1
         done
-        run "$ex, every CPU core" 300 $B cover --example "$ex" --backend cpu || exit 1
+        for k in $(seq "${CPU_REPS:-1}"); do
+            run "$ex, every CPU core" 300 $B cover --example "$ex" --backend cpu || exit 1
+        done
         if [[ -n ${DLX:-} ]]; then
             t0=$EPOCHREALTIME
             out=$(taskset -c 1 timeout 300 "$DLX" < "${DLX_DIR:?}/$ex.dlx" 2>&1 | tail -1)

@@ -864,3 +864,63 @@ pub unsafe extern "ptx-kernel" fn warpsearch_cover(
         );
     }
 }
+
+/// Exact cover with a warp to a node ([`crate::cover::warp::WarpCover`]): each warp takes a
+/// unit (a covered set of [`crate::cover::MAX_WORDS`] words) and walks it with all 32 lanes;
+/// its result is its solutions and nodes.
+///
+/// # Safety
+/// The engine's calling convention (`kernels::work`): `params` holds a whole problem array
+/// with its items' option sets (`crate::cover::Layout::total_words`: its length follows from
+/// its header and its starts) of at most [`crate::cover::warp::MAX_OPTIONS`] options; units of
+/// `MAX_WORDS` words, two result words a unit; whole-warp blocks, each thread with
+/// `4 · WarpCover::slab_words` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warpsearch_cover_warp(
+    params: *const u64,
+    work: *const crate::work::Work,
+) {
+    use crate::cover::{HEADER_WORDS, Layout, MAX_WORDS, warp::WarpCover};
+    use crate::warp::{Lanes, on_one_lane};
+    // SAFETY: the calling convention above: the header, then the arrays it describes.
+    let (data, work) = unsafe {
+        let header = core::slice::from_raw_parts(params, HEADER_WORDS);
+        let length = Layout::of(header).total_words(core::slice::from_raw_parts(
+            params,
+            Layout::of(header).list(),
+        ));
+        (core::slice::from_raw_parts(params, length), &*work)
+    };
+    let Some(tree) = WarpCover::new(data) else {
+        return;
+    };
+    // SAFETY: the launch gives each thread `slab_words` words of dynamic shared memory (the
+    // contract above), used by nothing else.
+    let mut slab = unsafe { crate::slab::SharedSlab::for_this_thread() };
+    loop {
+        // Lane 0 claims the warp's next unit; every lane learns it.
+        let claimed = Lanes::from_fn(|lane| {
+            if lane == 0 {
+                work.next_unit().unwrap_or(u32::MAX)
+            } else {
+                0
+            }
+        })
+        .broadcast(0);
+        if claimed == u32::MAX {
+            break;
+        }
+        // SAFETY: the unit was supplied; it has MAX_WORDS words.
+        let unit = unsafe { work.unit(claimed, MAX_WORDS as u32) };
+        let walked = tree.walk(&unit[..MAX_WORDS], &mut slab);
+        on_one_lane(|| {
+            // SAFETY: the unit is this warp's, claimed and not finished; two result words.
+            unsafe {
+                let result = work.result(claimed, 2);
+                *result = walked.found;
+                *result.add(1) = walked.nodes;
+            }
+            work.finish(claimed);
+        });
+    }
+}

