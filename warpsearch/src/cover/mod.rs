@@ -246,7 +246,13 @@ impl CoverSearch {
         let tree = Cover::new(&data);
         let least = tuning("WARPSEARCH_COVER_ROOTS", ROOTS);
         let expand = tuning("WARPSEARCH_COVER_EXPAND", EXPAND_LEVELS);
-        let roots = levels_below(&tree, vec![0u64; MAX_WORDS], tree.layout().max_depth, least);
+        let roots = levels_below(
+            &tree,
+            vec![0u64; MAX_WORDS],
+            tree.layout().max_depth,
+            least,
+            true,
+        );
         CoverSearch {
             data,
             roots,
@@ -256,16 +262,37 @@ impl CoverSearch {
 }
 
 /// The item sets `levels` options below those of `units` (fewer levels where `least` sets
-/// are reached first; a set that covers every primary item stays as it is).
-fn levels_below(tree: &Cover, mut units: Vec<u64>, levels: usize, least: usize) -> Vec<u64> {
+/// are reached first; a set that covers every primary item stays as it is), in the same order
+/// whether made on one thread or, with `parallel`, a level's sets split over every core (the
+/// work list's roots: made before the run starts, so on one thread they would hold it up).
+fn levels_below(
+    tree: &Cover,
+    mut units: Vec<u64>,
+    levels: usize,
+    least: usize,
+    parallel: bool,
+) -> Vec<u64> {
+    use rayon::prelude::*;
     for _ in 0..levels {
         if units.len() / MAX_WORDS >= least {
             break;
         }
-        let mut below = Vec::with_capacity(units.len() * 8);
-        for unit in units.chunks(MAX_WORDS) {
-            children(tree, unit, &mut below);
-        }
+        let below: Vec<u64> = if parallel {
+            units
+                .par_chunks(MAX_WORDS)
+                .flat_map_iter(|unit| {
+                    let mut out = Vec::new();
+                    children(tree, unit, &mut out);
+                    out
+                })
+                .collect()
+        } else {
+            let mut below = Vec::with_capacity(units.len() * 8);
+            for unit in units.chunks(MAX_WORDS) {
+                children(tree, unit, &mut below);
+            }
+            below
+        };
         if below.is_empty() {
             break;
         }
@@ -312,7 +339,13 @@ impl Search for CoverSearch {
     /// The root's item sets `expand` options deeper: they depend on the root alone.
     fn expand(&self, root: &[u64], units: &mut Vec<u64>) {
         let tree = Cover::new(&self.data);
-        units.extend(levels_below(&tree, root.to_vec(), self.expand, usize::MAX));
+        units.extend(levels_below(
+            &tree,
+            root.to_vec(),
+            self.expand,
+            usize::MAX,
+            false,
+        ));
     }
     fn params(&self) -> Vec<u64> {
         self.data.clone()
@@ -364,7 +397,13 @@ const MOST_SLAB_WORDS: u32 = 454;
 /// Whether `problem` can run on the GPU: this build has the kernel and a lane's part of the
 /// search fits the skeleton's shared memory.
 pub fn runs_on_gpu(problem: &Problem) -> bool {
-    CoverSearch::new(problem).kernel().is_some()
+    CoverSearch {
+        data: problem.data(),
+        roots: Vec::new(),
+        expand: 0,
+    }
+    .kernel()
+    .is_some()
 }
 
 /// Counts every solution of `problem` on `backend` (a GPU backend only for a problem that
