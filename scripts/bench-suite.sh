@@ -71,8 +71,8 @@
 #   gomoku           Gomoku strength with `gomoku match`, our brain (1 thread, 1 s a move) against
 #                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
-#                    with SMP_THREADS threads, SMP_GAMES games, knobs = the odds part for each search
-#                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/search.rs); GAMES games
+#                    with SMP_THREADS threads, SMP_GAMES games, knobs = the odds part (TURN=ours,theirs ms: other times) for each search
+#                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/knobs.rs); GAMES games
 #                    a part, CONC at once; every game to $LOG_DIR/games-PART.jsonl
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
@@ -217,14 +217,14 @@ gomoku)
                  --turn-ms 1000 --concurrency "${CONC:-48}" ;;
         smp) play smp --engine "$ours" --engine "$OPPONENT" --games "${SMP_GAMES:-8}" \
                  --threads "${SMP_THREADS:-8}" --turn-ms 1000 --concurrency "${SMP_CONC:-4}" ;;
-        knobs) # the odds part once for each search setting in KNOBS (space-separated
-               # WARPSEARCH_GOMOKU_KNOBS values; - for the defaults)
+        knobs) # the odds part (or TURN: ours,theirs ms a move) once for each search setting in
+               # KNOBS (space-separated WARPSEARCH_GOMOKU_KNOBS values; - for the defaults)
             k=0
             for knob in ${KNOBS:--}; do
                 [[ $knob == - ]] && knob=
                 k=$((k + 1))
                 play "knobs-$k" --engine "env WARPSEARCH_GOMOKU_KNOBS=$knob $ours" \
-                    --engine "${OPPONENT:?}" --games "${GAMES:-104}" --turn-ms 1000,100 \
+                    --engine "${OPPONENT:?}" --games "${GAMES:-104}" --turn-ms "${TURN:-1000,100}" \
                     --concurrency "${CONC:-48}" | tail -1
             done ;;
         esac
