@@ -27,5 +27,10 @@ fn main() {
         // 88 registers unbounded (20 warps a multiprocessor, latency-bound: docs/notes/
         // no3line-gpu.md); 64 fit without a spill and make it 32.
         .max_registers("warpsearch_no3line_propagate", 64)
+        // Frames by design, not warnings: the VCF search's own stack of moves and threat
+        // cells (indexed by depth at run time), and the lane tree's covered set (indexed by
+        // an item's word; the warp tree, which the listed problems use, has none).
+        .expect_stack_frame("warpsearch_gomoku_vcf", 5_680)
+        .expect_stack_frame("warpsearch_cover", 56)
         .embed("kernels.ptx", false);
 }

@@ -306,6 +306,7 @@ pub struct Builder {
     env_prefix: String,
     register_limits: Vec<(String, u32)>,
     native_archs: Vec<String>,
+    expected_frames: Vec<(String, u64)>,
 }
 
 impl Builder {
@@ -320,6 +321,7 @@ impl Builder {
             env_prefix: "WARPSEARCH".into(),
             register_limits: Vec::new(),
             native_archs: NATIVE_ARCHS.iter().map(|arch| arch.to_string()).collect(),
+            expected_frames: Vec::new(),
         }
     }
 
@@ -338,6 +340,26 @@ impl Builder {
     pub fn max_registers(mut self, kernel: &str, count: u32) -> Builder {
         self.register_limits.push((kernel.into(), count));
         self
+    }
+
+    /// Says that the entry function `kernel` keeps a stack frame of up to `bytes` by design
+    /// (an array a thread indexes at run time, such as a search's own stack, lives in local
+    /// memory): such a frame is then no build warning. A larger frame, or any spill, still is.
+    pub fn expect_stack_frame(mut self, kernel: &str, bytes: u64) -> Builder {
+        self.expected_frames.push((kernel.into(), bytes));
+        self
+    }
+
+    /// True when a line of [`resource_lines`] reports only a stack frame that
+    /// [`expect_stack_frame`](Self::expect_stack_frame) allows for its kernel.
+    fn is_expected(&self, line: &str) -> bool {
+        let kernel = line.split(" (").next().unwrap_or_default();
+        self.expected_frames.iter().any(|(name, bytes)| {
+            name == kernel
+                && bytes_of(line, "bytes stack frame") <= *bytes
+                && bytes_of(line, "bytes spill stores") == 0
+                && bytes_of(line, "bytes spill loads") == 0
+        })
     }
 
     /// The GPU architecture the PTX targets (`sm_80` by default).
@@ -651,7 +673,7 @@ impl Builder {
             }
             if arch == self.target_cpu {
                 for line in resource_lines(&report, &arch) {
-                    if all_stats || uses_local_memory(&line) {
+                    if all_stats || uses_local_memory(&line) && !self.is_expected(&line) {
                         println!("cargo:warning={line}");
                     }
                 }
@@ -808,14 +830,18 @@ pub fn uses_local_memory(line: &str) -> bool {
         "bytes spill loads",
     ]
     .iter()
-    .any(|what| {
-        line.split(what)
-            .next()
-            .filter(|before| before.len() < line.len())
-            .and_then(|before| before.split([' ', ',', ';']).rfind(|w| !w.is_empty()))
-            .and_then(|count| count.parse::<u64>().ok())
-            .is_some_and(|count| count > 0)
-    })
+    .any(|what| bytes_of(line, what) > 0)
+}
+
+/// The number before `what` (such as "bytes stack frame") in a line of [`resource_lines`];
+/// 0 when the line does not say.
+fn bytes_of(line: &str, what: &str) -> u64 {
+    line.split(what)
+        .next()
+        .filter(|before| before.len() < line.len())
+        .and_then(|before| before.split([' ', ',', ';']).rfind(|w| !w.is_empty()))
+        .and_then(|count| count.parse::<u64>().ok())
+        .unwrap_or(0)
 }
 
 /// One line per entry function of a `ptxas -v` report: registers, stack frame and spills.
@@ -890,6 +916,17 @@ ptxas info    : Function properties for panic_fmt\n\
         assert!(uses_local_memory(frame));
         let spills = "k (sm_80): used 255 registers; 0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads";
         assert!(uses_local_memory(spills));
+        // A frame the crate expects is quiet; a larger one, or spills, are not.
+        let builder = Builder::new(".").expect_stack_frame("vcf", 5680);
+        assert!(builder.is_expected(frame));
+        assert!(
+            !builder
+                .is_expected(&frame.replace("5680 bytes stack frame", "5688 bytes stack frame"))
+        );
+        assert!(
+            !builder.is_expected(&frame.replace("0 bytes spill stores", "8 bytes spill stores"))
+        );
+        assert!(!builder.is_expected(spills));
     }
 
     #[test]
