@@ -71,7 +71,7 @@
 #   gomoku           Gomoku strength with `gomoku match`, our brain (1 thread, 1 s a move) against
 #                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
-#                    with SMP_THREADS threads, SMP_GAMES games, knobs = the odds part (TURN=ours,theirs ms: other times) for each search
+#                    with SMP_THREADS threads, SMP_GAMES games, speed = nodes a second beside OLD at NODES a move, knobs = the odds part (TURN=ours,theirs ms: other times) for each search
 #                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/knobs.rs); GAMES games
 #                    a part, CONC at once; every game to $LOG_DIR/games-PART.jsonl
 #
@@ -217,6 +217,19 @@ gomoku)
                  --turn-ms 1000 --concurrency "${CONC:-48}" ;;
         smp) play smp --engine "$ours" --engine "$OPPONENT" --games "${SMP_GAMES:-8}" \
                  --threads "${SMP_THREADS:-8}" --turn-ms 1000 --concurrency "${SMP_CONC:-4}" ;;
+        speed) # nodes a second: each binary (B, then OLD when given) searches the positions of
+               # scripts/gomoku-positions.txt (middle games of lost games) at NODES nodes a move
+               # on one core, REPS times interleaved; the moves and node counts must agree
+            for k in $(seq "${REPS:-3}"); do
+                for bin in $B ${OLD:-}; do
+                    t0=$EPOCHREALTIME
+                    taskset -c 2 "$bin" gomoku brain --nodes "${NODES:-300000}" < "$here/gomoku-positions.txt" \
+                        2>&1 | sed 's/ in [0-9]* ms//' > "$LOG_DIR/speed-$k-$(basename "$bin").txt"
+                    t1=$EPOCHREALTIME
+                    printf '%-40s %ss  moves: %s\n' "$bin" "$(awk "BEGIN{printf \"%.2f\", $t1 - $t0}")" \
+                        "$(md5sum < "$LOG_DIR/speed-$k-$(basename "$bin").txt" | cut -c1-12)"
+                done
+            done ;;
         knobs) # the odds part (or TURN: ours,theirs ms a move) once for each search setting in
                # KNOBS (space-separated WARPSEARCH_GOMOKU_KNOBS values; - for the defaults)
             k=0

@@ -823,8 +823,8 @@ fn fetch_tool(wheel: tools::Wheel) -> Result<PathBuf> {
 
 /// Prepares bundle/ (git-ignored), everything a GPU machine needs to run the benchmark
 /// suites: the release binary (PTX and native code), the examples' binaries, and the
-/// harness (scripts/*.sh). Copy the folder there and run `bash bundle/bench-suite.sh SUITE`:
-/// that machine needs an NVIDIA driver, and no Rust, CUDA toolkit or network.
+/// harness (scripts/*.sh, with its inputs scripts/*.txt). Copy the folder there and run
+/// `bash bundle/bench-suite.sh SUITE`: that machine needs an NVIDIA driver, and no Rust, CUDA toolkit or network.
 fn bundle() -> Result {
     ensure_nightly()?;
     ensure_ptxas()?;
@@ -858,7 +858,7 @@ fn bundle() -> Result {
         let path = entry.map_err(|e| e.to_string())?.path();
         if let (Some(name), true) = (
             path.file_name(),
-            path.extension().is_some_and(|e| e == "sh"),
+            path.extension().is_some_and(|e| e == "sh" || e == "txt"),
         ) {
             fs::copy(&path, bundle.join(name)).map_err(|e| e.to_string())?;
         }

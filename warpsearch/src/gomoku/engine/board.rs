@@ -106,6 +106,35 @@ pub struct Board {
     moves: Vec<Cell>,
     /// The board's cells, row by row.
     board_cells: Vec<Cell>,
+    /// The patterns and codes each [`place`](Board::place) changed, in order, so that
+    /// [`undo`](Board::undo) puts them back without a table lookup.
+    trail: Vec<Change>,
+    /// One frame a placed stone that `undo` can take back from the trail (stones placed
+    /// before a [`block`](Board::block) or a [`take_back`](Board::take_back) have none and are
+    /// lifted by recomputing their neighbours).
+    frames: Vec<Frame>,
+}
+
+/// A (cell, direction) whose patterns a stone changed, with what it held before.
+#[derive(Clone, Copy)]
+struct Change {
+    cell: u16,
+    d: u8,
+    patterns: [Pattern; 2],
+    codes: [u16; 2],
+}
+
+/// The sums before a stone was placed, and where its changes begin in the trail.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// The number of moves before this stone.
+    moves: u32,
+    trail: u32,
+    value: [i32; 2],
+    double_threes: [i16; 2],
+    fives: [u16; 2],
+    fours: [u16; 2],
+    open_fours: [u16; 2],
 }
 
 impl std::fmt::Debug for Board {
@@ -159,6 +188,8 @@ impl Board {
             blocked: 0,
             moves: Vec::with_capacity(width * height),
             board_cells: Vec::with_capacity(width * height),
+            trail: Vec::with_capacity(4_096),
+            frames: Vec::with_capacity(width * height),
         };
         for y in 0..height {
             for x in 0..width {
@@ -424,6 +455,16 @@ impl Board {
                     self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
                     if self.cells[other] == EMPTY {
                         let both = self.tables.patterns(self.keys[other][d]);
+                        let was = [self.patterns[other][0][d], self.patterns[other][1][d]];
+                        if was == both {
+                            continue;
+                        }
+                        self.trail.push(Change {
+                            cell: other as u16,
+                            d: d as u8,
+                            patterns: was,
+                            codes: self.codes[other],
+                        });
                         for (side, &new) in both.iter().enumerate() {
                             let old = self.patterns[other][side][d];
                             if old != new {
@@ -447,6 +488,22 @@ impl Board {
         }
     }
 
+    /// XORs `color`'s bits into the keys of the cells within five steps of `cell`, and
+    /// nothing else: the patterns come back from the trail.
+    #[inline]
+    fn xor_keys(&mut self, cell: Cell, color: u8) {
+        for (d, &step) in DIRECTIONS.iter().enumerate() {
+            for distance in 1..=HALF as isize {
+                for offset in [distance, -distance] {
+                    let other = (cell as isize + offset * step) as usize;
+                    if self.cells[other] != WALL {
+                        self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
+                    }
+                }
+            }
+        }
+    }
+
     /// Adds `delta` to the stone counts of the 5×5 square around `cell` (move generation
     /// tries the cells with a stone within two).
     fn count_near(&mut self, cell: Cell, delta: i8) {
@@ -461,6 +518,15 @@ impl Board {
     /// Places a `color` stone on empty `cell`.
     pub fn place(&mut self, cell: Cell, color: u8) {
         debug_assert_eq!(self.cells[cell], EMPTY);
+        self.frames.push(Frame {
+            moves: self.moves.len() as u32,
+            trail: self.trail.len() as u32,
+            value: self.value,
+            double_threes: self.double_threes,
+            fives: self.fives,
+            fours: self.fours,
+            open_fours: self.open_fours,
+        });
         self.remove_cell(cell);
         self.cells[cell] = color;
         self.flip_keys(cell, color);
@@ -479,13 +545,43 @@ impl Board {
         self.flip_keys(cell, WALL);
         self.hash ^= zobrist()[0][cell] ^ zobrist()[1][cell];
         self.blocked += 1;
+        self.forget_trail();
+    }
+
+    /// Drops the trail: the stones placed so far are lifted by recomputing (after a change
+    /// that is not the last stone's, the trail no longer describes the board).
+    fn forget_trail(&mut self) {
+        self.trail.clear();
+        self.frames.clear();
     }
 
     /// Takes back the last stone placed; returns its cell.
     pub fn undo(&mut self) -> Option<Cell> {
         let cell = self.moves.pop()?;
-        self.to_move = self.cells[cell];
-        self.lift(cell);
+        let color = self.cells[cell];
+        self.to_move = color;
+        match self.frames.last() {
+            Some(&frame) if frame.moves as usize == self.moves.len() => {
+                self.frames.pop();
+                for change in self.trail.drain(frame.trail as usize..).rev() {
+                    let other = usize::from(change.cell);
+                    let d = usize::from(change.d);
+                    self.patterns[other][0][d] = change.patterns[0];
+                    self.patterns[other][1][d] = change.patterns[1];
+                    self.codes[other] = change.codes;
+                }
+                self.value = frame.value;
+                self.double_threes = frame.double_threes;
+                self.fives = frame.fives;
+                self.fours = frame.fours;
+                self.open_fours = frame.open_fours;
+                self.cells[cell] = EMPTY;
+                self.xor_keys(cell, color);
+                self.hash ^= zobrist()[usize::from(color - 1)][cell];
+                self.count_near(cell, -1);
+            }
+            _ => self.lift(cell),
+        }
         Some(cell)
     }
 
@@ -496,6 +592,7 @@ impl Board {
         };
         self.moves.remove(position);
         self.lift(cell);
+        self.forget_trail();
         true
     }
 
@@ -506,6 +603,10 @@ impl Board {
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
         self.count_near(cell, -1);
         self.add_cell(cell);
+        // Lifted by recomputing: the changes flip_keys recorded describe no placed stone.
+        if self.frames.is_empty() {
+            self.trail.clear();
+        }
     }
 
     /// True when the stone on `cell` is part of a winning five (by the rule, for its color).
@@ -605,8 +706,38 @@ impl Board {
 
     /// Cells where `color` would make five.
     pub fn five_cells(&self, color: u8) -> Vec<Cell> {
-        if self.five_count(color) == 0 {
+        let wanted = self.five_count(color);
+        if wanted == 0 {
             return Vec::new();
+        }
+        // A five point is nearly always on a line through one of the last two stones: look
+        // there first, and scan the board only when those lines do not hold every pair.
+        let mut found = Vec::new();
+        let mut pairs = 0;
+        for &last in self.moves.iter().rev().take(2) {
+            for &step in &DIRECTIONS {
+                for distance in 1..HALF as isize {
+                    for offset in [distance, -distance] {
+                        let c = (last as isize + offset * step) as usize;
+                        if self.cells[c] != EMPTY || found.contains(&c) {
+                            continue;
+                        }
+                        let here = self.patterns[c][usize::from(color - 1)]
+                            .iter()
+                            .filter(|&&p| p == Pattern::F5)
+                            .count() as u16;
+                        if here > 0 {
+                            found.push(c);
+                            pairs += here;
+                        }
+                    }
+                }
+            }
+        }
+        if pairs == wanted {
+            // In board order, as the scan gives them.
+            found.sort_unstable();
+            return found;
         }
         self.board_cells
             .iter()

@@ -63,6 +63,10 @@ pub(crate) struct Knobs {
     /// Added to the evaluation when the side to move can make two open threes with one
     /// stone and the opponent has no four to answer with (0 turns it off).
     pub(crate) double_three_bonus: i32,
+    /// A move that makes a four costs no depth while the path is shorter than `four_ext`
+    /// times the iteration's depth (0 turns it off): the reply is forced, so a run of fours
+    /// is seen to its end by the main search, not only by the quiescence's narrow one.
+    pub(crate) four_ext: i32,
 }
 
 impl Knobs {
@@ -92,6 +96,7 @@ impl Knobs {
         aspiration: 0,
         history_malus: 0,
         double_three_bonus: 0,
+        four_ext: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -155,6 +160,7 @@ impl Knobs {
             "aspiration" => put(&mut self.aspiration, value),
             "history_malus" => put(&mut self.history_malus, value),
             "double_three_bonus" => put(&mut self.double_three_bonus, value),
+            "four_ext" => put(&mut self.four_ext, value),
             _ => false,
         }
     }

@@ -199,6 +199,17 @@ mod tests {
                     if random.next_u64().is_multiple_of(5) {
                         board.undo();
                     }
+                    // A stone taken back from the middle of the game (the protocol's
+                    // TAKEBACK): the moves before it then undo by recomputing.
+                    if random.next_u64().is_multiple_of(17) && board.moves().len() > 2 {
+                        let moves = board.moves();
+                        let cell = moves[(random.next_u64() % moves.len() as u64) as usize];
+                        assert!(board.take_back(cell));
+                    }
+                }
+                // Undo part of the game, the trail's way and the recomputing way mixed.
+                for _ in 0..size {
+                    board.undo();
                 }
                 let mut fresh = Board::new(size, size, rule).unwrap();
                 for &cell in board.moves() {

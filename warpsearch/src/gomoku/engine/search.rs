@@ -603,7 +603,10 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let mut score;
-            let child = depth - depth_cost;
+            let free_four = knobs.four_ext > 0
+                && self.board.five_count(me) > 0
+                && ply < self.root_depth * knobs.four_ext as usize;
+            let child = if free_four { depth } else { depth - depth_cost };
             if index == 0 {
                 score = -self.search(child, -beta, -alpha, ply + 1);
             } else {
