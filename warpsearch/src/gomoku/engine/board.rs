@@ -712,23 +712,27 @@ impl Board {
         }
         // A five point is nearly always on a line through one of the last two stones: look
         // there first, and scan the board only when those lines do not hold every pair.
+        let side = usize::from(color - 1);
         let mut found = Vec::new();
         let mut pairs = 0;
-        for &last in self.moves.iter().rev().take(2) {
+        'lines: for &last in self.moves.iter().rev().take(2) {
             for &step in &DIRECTIONS {
                 for distance in 1..HALF as isize {
                     for offset in [distance, -distance] {
                         let c = (last as isize + offset * step) as usize;
-                        if self.cells[c] != EMPTY || found.contains(&c) {
+                        if self.cells[c] != EMPTY {
                             continue;
                         }
-                        let here = self.patterns[c][usize::from(color - 1)]
+                        let here = self.patterns[c][side]
                             .iter()
                             .filter(|&&p| p == Pattern::F5)
                             .count() as u16;
-                        if here > 0 {
+                        if here > 0 && !found.contains(&c) {
                             found.push(c);
                             pairs += here;
+                            if pairs == wanted {
+                                break 'lines;
+                            }
                         }
                     }
                 }
