@@ -220,6 +220,17 @@ mod tests {
                     assert_eq!(board.evaluate(color), fresh.evaluate(color));
                     assert_eq!(board.five_count(color), fresh.five_count(color));
                     assert_eq!(board.four_count(color), fresh.four_count(color));
+                    // The five points as a scan of every cell finds them (five_cells looks
+                    // on the last stones' lines first).
+                    let scanned: Vec<Cell> = board
+                        .board_cells()
+                        .iter()
+                        .copied()
+                        .filter(|&c| {
+                            board.at(c) == EMPTY && board.patterns(c, color).contains(&Pattern::F5)
+                        })
+                        .collect();
+                    assert_eq!(board.five_cells(color), scanned);
                 }
                 for &cell in board.board_cells() {
                     if board.at(cell) != EMPTY {

@@ -455,10 +455,15 @@ impl<'a> Searcher<'a> {
                 (key, c.cell)
             })
             .collect();
-        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        if !scan.threatened && ply > 0 {
-            moves.truncate(self.knobs.moves_per_node);
+        let order = |a: &(i32, Cell), b: &(i32, Cell)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        let keep = self.knobs.moves_per_node;
+        if !scan.threatened && ply > 0 && moves.len() > keep {
+            // Only the best `keep` are searched: pick them, then order just those (the order
+            // is total, so this is the full sort's prefix).
+            moves.select_nth_unstable_by(keep.saturating_sub(1), order);
+            moves.truncate(keep);
         }
+        moves.sort_unstable_by(order);
         moves.into_iter().map(|(_, cell)| cell).collect()
     }
 
