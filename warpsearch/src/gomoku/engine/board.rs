@@ -598,15 +598,14 @@ impl Board {
 
     fn lift(&mut self, cell: Cell) {
         let color = self.cells[cell];
+        let mark = self.trail.len();
         self.cells[cell] = EMPTY;
         self.flip_keys(cell, color);
+        // Lifted by recomputing: the changes flip_keys recorded describe no placed stone.
+        self.trail.truncate(mark);
         self.hash ^= zobrist()[usize::from(color - 1)][cell];
         self.count_near(cell, -1);
         self.add_cell(cell);
-        // Lifted by recomputing: the changes flip_keys recorded describe no placed stone.
-        if self.frames.is_empty() {
-            self.trail.clear();
-        }
     }
 
     /// True when the stone on `cell` is part of a winning five (by the rule, for its color).
