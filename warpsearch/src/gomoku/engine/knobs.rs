@@ -67,6 +67,13 @@ pub(crate) struct Knobs {
     /// times the iteration's depth (0 turns it off): the reply is forced, so a run of fours
     /// is seen to its end by the main search, not only by the quiescence's narrow one.
     pub(crate) four_ext: i32,
+    /// Against an open three (or a double four), keep only the moves that leave the opponent
+    /// no open four, and the side's own fours (1), or every cell where the opponent would make a
+    /// four (0: a superset of the defences).
+    pub(crate) exact_defence: i32,
+    /// At the leaves, an open three of the opponent's is answered by one more ply of search
+    /// while the path is shorter than the iteration's depth plus `leaf_threat`.
+    pub(crate) leaf_threat: usize,
 }
 
 impl Knobs {
@@ -97,6 +104,8 @@ impl Knobs {
         history_malus: 0,
         double_three_bonus: 0,
         four_ext: 0,
+        exact_defence: 1,
+        leaf_threat: 2,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -161,6 +170,8 @@ impl Knobs {
             "history_malus" => put(&mut self.history_malus, value),
             "double_three_bonus" => put(&mut self.double_three_bonus, value),
             "four_ext" => put(&mut self.four_ext, value),
+            "exact_defence" => put(&mut self.exact_defence, value),
+            "leaf_threat" => put(&mut self.leaf_threat, value),
             _ => false,
         }
     }

@@ -191,6 +191,9 @@ struct Scan {
     threatened: bool,
     /// A cell where the side to move makes an open four (allowed for it).
     open_four: Option<Cell>,
+    /// The cells where the opponent makes an open four or two fours (allowed for it): the
+    /// threats a defence must take away.
+    threats: Vec<Cell>,
 }
 
 /// One thread's searcher.
@@ -280,7 +283,7 @@ impl<'a> Searcher<'a> {
     fn scan(&mut self, me: u8) -> Scan {
         let them = opponent(me);
         let mut candidates = Vec::with_capacity(64);
-        let mut threatened = false;
+        let mut threats = Vec::new();
         let mut open_four = None;
         for i in 0..self.board.board_cells().len() {
             let cell = self.board.board_cells()[i];
@@ -290,7 +293,7 @@ impl<'a> Searcher<'a> {
             let (my_shape, their_shape) =
                 (self.board.shape(cell, me), self.board.shape(cell, them));
             if their_shape >= Shape::OpenFour && self.allowed(cell, them) {
-                threatened = true;
+                threats.push(cell);
             }
 
             if !self.allowed(cell, me) {
@@ -320,8 +323,9 @@ impl<'a> Searcher<'a> {
         }
         Scan {
             candidates,
-            threatened,
+            threatened: !threats.is_empty(),
             open_four,
+            threats,
         }
     }
 
@@ -426,6 +430,21 @@ impl<'a> Searcher<'a> {
         })
     }
 
+    /// Whether `me`'s stone on `cell` leaves none of the opponent's `threats` (its open-four and
+    /// double-four cells) standing. A stone of `me` only takes from the opponent's lines, so
+    /// no threat appears that was not there before.
+    fn defends(&mut self, cell: Cell, me: u8, threats: &[Cell]) -> bool {
+        let them = opponent(me);
+        self.board.place(cell, me);
+        let stopped = threats.iter().all(|&threat| {
+            threat == cell
+                || self.board.shape(threat, them) < Shape::OpenFour
+                || !self.allowed(threat, them)
+        });
+        self.board.undo();
+        stopped
+    }
+
     #[inline]
     fn me(&self) -> u8 {
         self.board.side_to_move()
@@ -441,10 +460,30 @@ impl<'a> Searcher<'a> {
         hash_move: Option<Cell>,
     ) -> Vec<Cell> {
         let side = usize::from(me - 1);
-        let mut moves: Vec<(i32, Cell)> = scan
+        // Against a threat, a move is the side's own four or a cell where the opponent would
+        // make a four: every defence is one (a stone that stops an open four or a double four
+        // sits where the attacker's stone would make a four).
+        let mut answers: Vec<&Candidate> = scan
             .candidates
             .iter()
             .filter(|c| !scan.threatened || c.theirs >= Shape::Four || c.mine >= Shape::Four)
+            .collect();
+        // Renju's black threats are left wide: a white stone can lift a forbidden point and
+        // so make a threat that was not there.
+        let renju_black = self.board.rule() == GameRule::Renju && me == WHITE;
+        if scan.threatened && self.knobs.exact_defence > 0 && !renju_black {
+            let exact: Vec<&Candidate> = answers
+                .iter()
+                .copied()
+                .filter(|c| c.mine >= Shape::Four || self.defends(c.cell, me, &scan.threats))
+                .collect();
+            // With no defence the node is lost: the wider set lets the search say so.
+            if !exact.is_empty() {
+                answers = exact;
+            }
+        }
+        let mut moves: Vec<(i32, Cell)> = answers
+            .into_iter()
             .map(|c| {
                 let mut key = c.score + self.history[side][c.cell].min(5_000) / 8;
                 if Some(c.cell) == hash_move {
@@ -484,7 +523,9 @@ impl<'a> Searcher<'a> {
         let mut depth = depth;
         if depth <= 0 {
             // An open three of the opponent's is answered before the evaluation is trusted.
-            if self.board.open_four_count(opponent(me)) > 0 && ply < self.root_depth + 2 {
+            if self.board.open_four_count(opponent(me)) > 0
+                && ply < self.root_depth + self.knobs.leaf_threat
+            {
                 depth = 1;
             } else {
                 return self.quiesce(alpha, beta, ply, self.knobs.quiescence_fours);
