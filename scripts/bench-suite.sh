@@ -73,7 +73,8 @@
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
 #                    with SMP_THREADS threads, SMP_GAMES games, speed = nodes a second beside OLD at NODES a move, knobs = the odds part (TURN=ours,theirs ms: other times) for each search
 #                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/knobs.rs); GAMES games
-#                    a part, CONC at once; every game to $LOG_DIR/games-PART.jsonl
+#                    a part, CONC at once, OPENINGS (classic, balanced or a file; default classic);
+#                    every game to $LOG_DIR/games-PART.jsonl
 #
 # Every count is checked against known values by the binary itself (exit status 1 on a
 # mismatch). The log goes to $LOG_DIR/bench-SUITE.log (LOG_DIR: default the current folder).
@@ -201,7 +202,7 @@ gomoku)
     play() {
         local part=$1; shift
         echo "== $part: $*"; date -u
-        $B gomoku match "$@" --out "$LOG_DIR/games-$part.jsonl" --json
+        $B gomoku match "$@" --openings "${OPENINGS:-classic}" --out "$LOG_DIR/games-$part.jsonl" --json
     }
     for part in ${PARTS:-old odds equal 20 renju}; do
         case $part in

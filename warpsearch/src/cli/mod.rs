@@ -360,9 +360,10 @@ struct MatchArgs {
     /// The board side (5 to 22).
     #[arg(long, default_value_t = 15)]
     size: usize,
-    /// Openings file: one opening a line, stones dx,dy from the centre, black first
-    /// (default: the 26 classic three-stone openings).
-    #[arg(long, value_name = "FILE")]
+    /// The openings: `classic` (the 26 classic three-stone openings, most of them won by black
+    /// in freestyle), `balanced` (26 three-stone openings that Rapfi judges even), or a file
+    /// with one opening a line, stones dx,dy from the centre, black first.
+    #[arg(long, value_name = "classic|balanced|FILE", default_value = "classic")]
     openings: Option<String>,
     /// Games played at once.
     #[arg(long, default_value_t = 1)]

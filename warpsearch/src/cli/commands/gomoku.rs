@@ -699,9 +699,10 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
             gomoku::engine::MAX_SIZE
         )));
     }
-    let openings_text = match &args.openings {
+    let openings_text = match args.openings.as_deref() {
+        None | Some("classic") => matches::OPENINGS.to_string(),
+        Some("balanced") => matches::BALANCED_OPENINGS.to_string(),
         Some(path) => read_input(path, 1 << 20)?,
-        None => matches::OPENINGS.to_string(),
     };
     let openings = matches::parse_openings(&openings_text)
         .map_err(|e| Error::InvalidArgument(format!("openings: {e}")))?;

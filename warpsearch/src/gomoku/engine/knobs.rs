@@ -104,7 +104,7 @@ impl Knobs {
         history_malus: 0,
         double_three_bonus: 0,
         four_ext: 0,
-        exact_defence: 1,
+        exact_defence: 0,
         leaf_threat: 2,
     };
 

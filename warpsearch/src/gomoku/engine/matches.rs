@@ -21,6 +21,11 @@ use std::time::{Duration, Instant};
 /// offsets from the centre, black first.
 pub const OPENINGS: &str = include_str!("openings-26.txt");
 
+/// The balanced openings shipped with the harness (`--openings balanced`): 26 three-stone
+/// openings, each judged even for the side to move (white) by Rapfi's search; the file's header
+/// says how they were chosen.
+pub const BALANCED_OPENINGS: &str = include_str!("openings-balanced.txt");
+
 /// What a match plays.
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
@@ -566,6 +571,32 @@ mod tests {
         let shipped = parse_openings(OPENINGS).unwrap();
         assert_eq!(shipped, classic_openings());
         assert_eq!(shipped.len(), 26);
+    }
+
+    #[test]
+    fn the_balanced_openings_are_26_distinct_three_stone_ones() {
+        let balanced = parse_openings(BALANCED_OPENINGS).unwrap();
+        assert_eq!(balanced.len(), 26);
+        let symmetries: [fn((i64, i64)) -> (i64, i64); 8] = [
+            |(x, y)| (x, y),
+            |(x, y)| (-x, y),
+            |(x, y)| (x, -y),
+            |(x, y)| (-x, -y),
+            |(x, y)| (y, x),
+            |(x, y)| (-y, x),
+            |(x, y)| (y, -x),
+            |(x, y)| (-y, -x),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for opening in &balanced {
+            assert_eq!(opening.len(), 3);
+            assert_eq!(opening[0], (0, 0));
+            assert!(opening[1] != opening[0] && opening[2] != opening[0] && opening[2] != opening[1]);
+            assert!(opening.iter().all(|&(x, y)| x.abs() <= 4 && y.abs() <= 4));
+            let image = |f: fn((i64, i64)) -> (i64, i64)| opening.iter().map(|&s| f(s)).collect::<Vec<_>>();
+            let canonical = symmetries.iter().map(|&f| image(f)).min().unwrap();
+            assert!(seen.insert(canonical), "{opening:?} is another's image");
+        }
     }
 
     #[test]
