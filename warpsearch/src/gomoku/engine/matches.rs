@@ -591,9 +591,12 @@ mod tests {
         for opening in &balanced {
             assert_eq!(opening.len(), 3);
             assert_eq!(opening[0], (0, 0));
-            assert!(opening[1] != opening[0] && opening[2] != opening[0] && opening[2] != opening[1]);
+            assert!(
+                opening[1] != opening[0] && opening[2] != opening[0] && opening[2] != opening[1]
+            );
             assert!(opening.iter().all(|&(x, y)| x.abs() <= 4 && y.abs() <= 4));
-            let image = |f: fn((i64, i64)) -> (i64, i64)| opening.iter().map(|&s| f(s)).collect::<Vec<_>>();
+            let image =
+                |f: fn((i64, i64)) -> (i64, i64)| opening.iter().map(|&s| f(s)).collect::<Vec<_>>();
             let canonical = symmetries.iter().map(|&f| image(f)).min().unwrap();
             assert!(seen.insert(canonical), "{opening:?} is another's image");
         }
