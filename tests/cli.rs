@@ -1265,7 +1265,14 @@ fn the_brain_beats_a_random_mover_and_finishes_games_against_itself() {
     // Fixed nodes: the same games on every machine (the clock is only a forfeit limit).
     let against_random = gomoku_match(
         ["--nodes 20000 --quiet", "--random 7"],
-        &["--games", "4", "--turn-ms", "5000", "--openings", "balanced"],
+        &[
+            "--games",
+            "4",
+            "--turn-ms",
+            "5000",
+            "--openings",
+            "balanced",
+        ],
     );
     assert_eq!(against_random["score"]["wins"], 4, "{against_random}");
     assert_eq!(against_random["forfeits"], serde_json::json!([]));

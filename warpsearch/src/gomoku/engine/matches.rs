@@ -577,7 +577,8 @@ mod tests {
     fn the_balanced_openings_are_26_distinct_three_stone_ones() {
         let balanced = parse_openings(BALANCED_OPENINGS).unwrap();
         assert_eq!(balanced.len(), 26);
-        let symmetries: [fn((i64, i64)) -> (i64, i64); 8] = [
+        type Symmetry = fn((i64, i64)) -> (i64, i64);
+        let symmetries: [Symmetry; 8] = [
             |(x, y)| (x, y),
             |(x, y)| (-x, y),
             |(x, y)| (x, -y),
@@ -595,8 +596,7 @@ mod tests {
                 opening[1] != opening[0] && opening[2] != opening[0] && opening[2] != opening[1]
             );
             assert!(opening.iter().all(|&(x, y)| x.abs() <= 4 && y.abs() <= 4));
-            let image =
-                |f: fn((i64, i64)) -> (i64, i64)| opening.iter().map(|&s| f(s)).collect::<Vec<_>>();
+            let image = |f: Symmetry| opening.iter().map(|&s| f(s)).collect::<Vec<_>>();
             let canonical = symmetries.iter().map(|&f| image(f)).min().unwrap();
             assert!(seen.insert(canonical), "{opening:?} is another's image");
         }
