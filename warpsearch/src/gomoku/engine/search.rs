@@ -463,27 +463,26 @@ impl<'a> Searcher<'a> {
         // Against a threat, a move is the side's own four or a cell where the opponent would
         // make a four: every defence is one (a stone that stops an open four or a double four
         // sits where the attacker's stone would make a four).
-        let mut answers: Vec<&Candidate> = scan
-            .candidates
-            .iter()
-            .filter(|c| !scan.threatened || c.theirs >= Shape::Four || c.mine >= Shape::Four)
-            .collect();
-        // Renju's black threats are left wide: a white stone can lift a forbidden point and
-        // so make a threat that was not there.
+        let answers =
+            |c: &&Candidate| !scan.threatened || c.theirs >= Shape::Four || c.mine >= Shape::Four;
+        // With `exact_defence`, only the real defences of those (and the side's fours); none
+        // means the node is lost, and the wider set lets the search say so. Renju's black
+        // threats are left wide: a white stone can lift a forbidden point and so make a threat
+        // that was not there.
         let renju_black = self.board.rule() == GameRule::Renju && me == WHITE;
+        let mut exact: Vec<Cell> = Vec::new();
         if scan.threatened && self.knobs.exact_defence > 0 && !renju_black {
-            let exact: Vec<&Candidate> = answers
-                .iter()
-                .copied()
-                .filter(|c| c.mine >= Shape::Four || self.defends(c.cell, me, &scan.threats))
-                .collect();
-            // With no defence the node is lost: the wider set lets the search say so.
-            if !exact.is_empty() {
-                answers = exact;
+            for c in scan.candidates.iter().filter(answers) {
+                if c.mine >= Shape::Four || self.defends(c.cell, me, &scan.threats) {
+                    exact.push(c.cell);
+                }
             }
         }
-        let mut moves: Vec<(i32, Cell)> = answers
-            .into_iter()
+        let mut moves: Vec<(i32, Cell)> = scan
+            .candidates
+            .iter()
+            .filter(answers)
+            .filter(|c| exact.is_empty() || exact.contains(&c.cell))
             .map(|c| {
                 let mut key = c.score + self.history[side][c.cell].min(5_000) / 8;
                 if Some(c.cell) == hash_move {
