@@ -705,6 +705,7 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
         Some(path) => read_input(path, 1 << 20)?,
     };
     let openings = matches::parse_openings(&openings_text)
+        .and_then(|openings| matches::check_openings(&openings, args.size).map(|()| openings))
         .map_err(|e| Error::InvalidArgument(format!("openings: {e}")))?;
     let turn_ms = match &args.turn_ms {
         Some(text) => pair_of::<u64>(text, "turn-ms")?.map(Some),

@@ -179,6 +179,31 @@ pub fn parse_openings(text: &str) -> Result<Vec<Vec<(i64, i64)>>, String> {
     Ok(openings)
 }
 
+/// Checks that every opening fits a `size`×`size` board (its stones on the board, no cell
+/// twice), so that a match does not score an opening it cannot play.
+pub fn check_openings(openings: &[Vec<(i64, i64)>], size: usize) -> Result<(), String> {
+    let centre = (size / 2) as i64;
+    for (index, opening) in openings.iter().enumerate() {
+        for (k, &(dx, dy)) in opening.iter().enumerate() {
+            let (x, y) = (centre + dx, centre + dy);
+            if !(0..size as i64).contains(&x) || !(0..size as i64).contains(&y) {
+                return Err(format!(
+                    "opening {} ({dx},{dy}) does not fit a {size}x{size} board (the classic \
+                     openings fit any board from 5x5)",
+                    index + 1
+                ));
+            }
+            if opening[..k].contains(&(dx, dy)) {
+                return Err(format!(
+                    "opening {} puts two stones on {dx},{dy}",
+                    index + 1
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A running brain.
 struct Brain {
     child: Child,
@@ -623,5 +648,18 @@ mod tests {
         assert!(score.elo_low < score.elo && score.elo < score.elo_high);
         let bad = parse_openings("0,0 1,x");
         assert!(bad.unwrap_err().contains("line 1"));
+        let balanced = parse_openings(BALANCED_OPENINGS).unwrap();
+        assert!(check_openings(&balanced, 9).is_ok());
+        assert!(
+            check_openings(&balanced, 7)
+                .unwrap_err()
+                .contains("does not fit a 7x7")
+        );
+        let twice = parse_openings("0,0 1,1 0,0").unwrap();
+        assert!(
+            check_openings(&twice, 15)
+                .unwrap_err()
+                .contains("two stones")
+        );
     }
 }
