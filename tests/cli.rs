@@ -1276,6 +1276,28 @@ fn the_brain_beats_a_random_mover_and_finishes_games_against_itself() {
     );
     assert_eq!(against_random["score"]["wins"], 4, "{against_random}");
     assert_eq!(against_random["forfeits"], serde_json::json!([]));
+    // A match it cannot play is refused before any game, not scored.
+    for (extra, says) in [
+        (["--games", "0", "--size", "15"], "at least one game"),
+        (["--games", "2", "--size", "7"], "does not fit a 7x7 board"),
+    ] {
+        let mut args = vec![
+            "gomoku",
+            "match",
+            "--engine",
+            "a",
+            "--engine",
+            "b",
+            "--turn-ms",
+            "100",
+            "--openings",
+            "balanced",
+        ];
+        args.extend(extra);
+        let output = warpsearch(&args);
+        assert!(!output.status.success(), "{extra:?}");
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
     for (rule, size) in [
         ("freestyle", "15"),
         ("renju", "15"),

@@ -691,6 +691,11 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
             args.engines.len()
         )));
     };
+    if args.games == 0 {
+        return Err(Error::InvalidArgument(
+            "--games 0: a match needs at least one game".into(),
+        ));
+    }
     if !(gomoku::engine::MIN_SIZE..=gomoku::engine::MAX_SIZE).contains(&args.size) {
         return Err(Error::InvalidArgument(format!(
             "--size {}: boards are {} to {}",
