@@ -364,7 +364,7 @@ struct MatchArgs {
     /// in freestyle), `balanced` (26 three-stone openings that Rapfi judges even), or a file
     /// with one opening a line, stones dx,dy from the centre, black first.
     #[arg(long, value_name = "classic|balanced|FILE", default_value = "classic")]
-    openings: Option<String>,
+    openings: String,
     /// Games played at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,

@@ -704,10 +704,10 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
             gomoku::engine::MAX_SIZE
         )));
     }
-    let openings_text = match args.openings.as_deref() {
-        None | Some("classic") => matches::OPENINGS.to_string(),
-        Some("balanced") => matches::BALANCED_OPENINGS.to_string(),
-        Some(path) => read_input(path, 1 << 20)?,
+    let openings_text = match args.openings.as_str() {
+        "classic" => matches::OPENINGS.to_string(),
+        "balanced" => matches::BALANCED_OPENINGS.to_string(),
+        path => read_input(path, 1 << 20)?,
     };
     let openings = matches::parse_openings(&openings_text)
         .and_then(|openings| matches::check_openings(&openings, args.size).map(|()| openings))
