@@ -31,6 +31,10 @@ pub(crate) struct Knobs {
     pub(crate) trivial_depth: i32,
     /// Late-move reductions: ln(depth)·ln(index + 1) / `lmr_divisor`.
     pub(crate) lmr_divisor: f64,
+    /// 1: late moves that make an open three (and no four) are reduced like quiet ones.
+    pub(crate) lmr_threes: i32,
+    /// 1: against an open three, late defences (not fours) are reduced like quiet moves.
+    pub(crate) lmr_defence: i32,
     /// Fours a quiescence search plays in a row at most, and tries a node at most.
     pub(crate) quiescence_fours: u32,
     pub(crate) quiescence_width: usize,
@@ -90,6 +94,8 @@ impl Knobs {
         razor: 150,
         trivial_depth: 0,
         lmr_divisor: 1.5,
+        lmr_threes: 0,
+        lmr_defence: 0,
         quiescence_fours: 8,
         quiescence_width: 3,
         value: [0, 0, 1, 2, 3, 5, 8, 40, 60, 160, 240],
@@ -156,6 +162,8 @@ impl Knobs {
             "razor" => put(&mut self.razor, value),
             "trivial_depth" => put(&mut self.trivial_depth, value),
             "lmr_divisor" => put(&mut self.lmr_divisor, value),
+            "lmr_threes" => put(&mut self.lmr_threes, value),
+            "lmr_defence" => put(&mut self.lmr_defence, value),
             "quiescence_fours" => put(&mut self.quiescence_fours, value),
             "quiescence_width" => put(&mut self.quiescence_width, value),
             "value" => put_list(&mut self.value, value),

@@ -631,9 +631,14 @@ impl<'a> Searcher<'a> {
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
             self.board.place(cell, me);
             // A four or a new open three: the move forces a reply and is searched in full.
-            let forcing =
-                self.board.five_count(me) > 0 || self.board.open_four_count(me) > threes_before;
+            let makes_four = self.board.five_count(me) > 0;
+            let forcing = makes_four || self.board.open_four_count(me) > threes_before;
             let quiet = !forcing && !scan.threatened;
+            // An open three forces a reply too, but there are many of them: with
+            // `lmr_threes`, late ones are searched shallower first like quiet moves.
+            let reducible = quiet
+                || knobs.lmr_threes > 0 && !makes_four && !scan.threatened
+                || knobs.lmr_defence > 0 && !makes_four && scan.threatened;
             // Late quiet moves near the leaves are not searched at all, nor quiet moves that
             // cannot lift a hopeless evaluation to alpha.
             let futile = quiet
@@ -656,7 +661,7 @@ impl<'a> Searcher<'a> {
                 score = -self.search(child, -beta, -alpha, ply + 1);
             } else {
                 // Late moves are searched shallower first.
-                let reduction = if quiet && depth >= 2 && index >= 2 {
+                let reduction = if reducible && depth >= 2 && index >= 2 {
                     knobs.reduction(depth, index).min(depth - 1)
                 } else {
                     0
