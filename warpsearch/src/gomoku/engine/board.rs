@@ -9,7 +9,7 @@
 //! the evaluation reads and the counts of fives and open fours the search asks about.
 
 pub use super::crossing::Shape;
-use super::crossing::{CODES, Crossing, DIGIT, code_of, crossings};
+use super::crossing::{CODES, Crossing, DIGIT, Summand, code_of, crossings, summands};
 use super::knobs::Knobs;
 use super::pattern::{BLACK, EMPTY, GameRule, HALF, Pattern, Tables, WALL, WHITE, key_shift};
 
@@ -61,6 +61,28 @@ pub enum ThreatPoint {
     Forbidden,
 }
 
+/// Bit offsets of the three counts in a tally word.
+const FIVES: u32 = 0;
+const FOURS: u32 = 16;
+const OPEN_FOURS: u32 = 32;
+
+/// What one (cell, direction) of each [`Pattern`] adds to a tally: a five point counts in
+/// the first lane, a four in the second, an open four in the second and third. A count never
+/// goes below zero, so the lanes never borrow from each other.
+const TALLY: [u64; 11] = {
+    let mut table = [0u64; 11];
+    table[Pattern::F5 as usize] = 1 << FIVES;
+    table[Pattern::B4 as usize] = 1 << FOURS;
+    table[Pattern::F4 as usize] = (1 << FOURS) | (1 << OPEN_FOURS);
+    table
+};
+
+/// The count in the 16-bit lane at `offset` of a tally.
+#[inline]
+fn lane(tally: u64, offset: u32) -> u16 {
+    (tally >> offset) as u16
+}
+
 /// The other color.
 #[inline]
 pub fn opponent(color: u8) -> u8 {
@@ -77,6 +99,8 @@ pub struct Board {
     cells: [u8; CELLS],
     keys: [[u32; 4]; CELLS],
     crossings: &'static [Crossing; CODES],
+    /// What each crossing adds to the sums, two bytes a code (see [`Summand`]).
+    summands: &'static [Summand; CODES],
     /// Patterns of each (cell, color, direction); valid for empty cells.
     patterns: [[[Pattern; 4]; 2]; CELLS],
     /// The four patterns of each (cell, color) as one [`crossing`](super::crossing) code.
@@ -92,12 +116,9 @@ pub struct Board {
     /// Added to the evaluation of a side to move that has a double-three cell while the
     /// opponent has no four to answer with.
     double_three_bonus: i32,
-    /// (empty cell, direction) pairs where each color would make five.
-    fives: [u16; 2],
-    /// Pairs where each color would make a four or an open four.
-    fours: [u16; 2],
-    /// Pairs where each color would make an open four.
-    open_fours: [u16; 2],
+    /// Per color, three counts of (empty cell, direction) pairs in 16-bit lanes of one word
+    /// (see [`TALLY`]): where it would make five, a four or an open four, an open four.
+    tally: [u64; 2],
     hash: u64,
     /// The color whose turn it is.
     to_move: u8,
@@ -132,9 +153,7 @@ struct Frame {
     trail: u32,
     value: [i32; 2],
     double_threes: [i16; 2],
-    fives: [u16; 2],
-    fours: [u16; 2],
-    open_fours: [u16; 2],
+    tally: [u64; 2],
 }
 
 impl std::fmt::Debug for Board {
@@ -173,6 +192,7 @@ impl Board {
             cells: [WALL; CELLS],
             keys: [[0; 4]; CELLS],
             crossings: crossings(),
+            summands: summands(),
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
             codes: [[0; 2]; CELLS],
             tempo: Knobs::get().tempo,
@@ -180,9 +200,7 @@ impl Board {
             value: [0; 2],
             double_threes: [0; 2],
             double_three_bonus: Knobs::get().double_three_bonus,
-            fives: [0; 2],
-            fours: [0; 2],
-            open_fours: [0; 2],
+            tally: [0; 2],
             hash: 0,
             to_move: BLACK,
             blocked: 0,
@@ -355,19 +373,19 @@ impl Board {
     /// (empty cell, direction) pairs where `color` would make five.
     #[inline]
     pub fn five_count(&self, color: u8) -> u16 {
-        self.fives[usize::from(color - 1)]
+        lane(self.tally[usize::from(color - 1)], FIVES)
     }
 
     /// (empty cell, direction) pairs where `color` would make a four or an open four.
     #[inline]
     pub fn four_count(&self, color: u8) -> u16 {
-        self.fours[usize::from(color - 1)]
+        lane(self.tally[usize::from(color - 1)], FOURS)
     }
 
     /// (empty cell, direction) pairs where `color` would make an open four.
     #[inline]
     pub fn open_four_count(&self, color: u8) -> u16 {
-        self.open_fours[usize::from(color - 1)]
+        lane(self.tally[usize::from(color - 1)], OPEN_FOURS)
     }
 
     /// The static evaluation for `color`: its patterns' values less the opponent's.
@@ -379,7 +397,7 @@ impl Board {
         let mut score = me + me * self.tempo / 100 - them;
         if self.double_three_bonus != 0
             && self.double_threes[usize::from(color - 1)] > 0
-            && self.fours[usize::from(opponent(color) - 1)] == 0
+            && self.four_count(opponent(color)) == 0
             && !(self.rule == GameRule::Renju && color == BLACK)
         {
             score += self.double_three_bonus;
@@ -405,8 +423,9 @@ impl Board {
         for side in 0..2 {
             let code = code_of(self.patterns[cell][side]);
             self.codes[cell][side] = code;
-            self.value[side] += self.crossings[usize::from(code)].value;
-            self.double_threes[side] += self.is_double_three(code);
+            let add = self.summands[usize::from(code)];
+            self.value[side] += add.value();
+            self.double_threes[side] += add.double_three();
         }
     }
 
@@ -417,28 +436,22 @@ impl Board {
                 let pattern = self.patterns[cell][side][d];
                 self.count(side, pattern, -1);
             }
-            self.value[side] -= self.crossings[usize::from(self.codes[cell][side])].value;
-            self.double_threes[side] -= self.is_double_three(self.codes[cell][side]);
+            let sub = self.summands[usize::from(self.codes[cell][side])];
+            self.value[side] -= sub.value();
+            self.double_threes[side] -= sub.double_three();
         }
     }
 
-    /// 1 when the crossing `code` is a double three, else 0.
-    #[inline]
-    fn is_double_three(&self, code: u16) -> i16 {
-        i16::from(self.crossings[usize::from(code)].shape == Shape::DoubleThree)
-    }
-
+    /// Counts `pattern` in (`sign` 1) or out (`sign` -1) of `side`'s tally: one table
+    /// lookup and an add, with no branch on the pattern.
     #[inline]
     fn count(&mut self, side: usize, pattern: Pattern, sign: i32) {
-        match pattern {
-            Pattern::F5 => self.fives[side] = self.fives[side].wrapping_add_signed(sign as i16),
-            Pattern::B4 => self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16),
-            Pattern::F4 => {
-                self.fours[side] = self.fours[side].wrapping_add_signed(sign as i16);
-                self.open_fours[side] = self.open_fours[side].wrapping_add_signed(sign as i16);
-            }
-            _ => {}
-        }
+        let step = TALLY[pattern as usize];
+        self.tally[side] = if sign > 0 {
+            self.tally[side].wrapping_add(step)
+        } else {
+            self.tally[side].wrapping_sub(step)
+        };
     }
 
     /// XORs `color`'s bits into the keys of the cells within five steps of `cell`.
@@ -476,10 +489,12 @@ impl Board {
                                     + (new as i32 - old as i32) * i32::from(DIGIT[d]))
                                     as u16;
                                 self.codes[other][side] = code;
-                                self.value[side] += self.crossings[usize::from(code)].value
-                                    - self.crossings[usize::from(before)].value;
-                                self.double_threes[side] +=
-                                    self.is_double_three(code) - self.is_double_three(before);
+                                let (add, sub) = (
+                                    self.summands[usize::from(code)],
+                                    self.summands[usize::from(before)],
+                                );
+                                self.value[side] += add.value() - sub.value();
+                                self.double_threes[side] += add.double_three() - sub.double_three();
                             }
                         }
                     }
@@ -523,9 +538,7 @@ impl Board {
             trail: self.trail.len() as u32,
             value: self.value,
             double_threes: self.double_threes,
-            fives: self.fives,
-            fours: self.fours,
-            open_fours: self.open_fours,
+            tally: self.tally,
         });
         self.remove_cell(cell);
         self.cells[cell] = color;
@@ -572,9 +585,7 @@ impl Board {
                 }
                 self.value = frame.value;
                 self.double_threes = frame.double_threes;
-                self.fives = frame.fives;
-                self.fours = frame.fours;
-                self.open_fours = frame.open_fours;
+                self.tally = frame.tally;
                 self.cells[cell] = EMPTY;
                 self.xor_keys(cell, color);
                 self.hash ^= zobrist()[usize::from(color - 1)][cell];
