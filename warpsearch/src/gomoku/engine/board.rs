@@ -467,11 +467,14 @@ impl Board {
                     // `cell` lies at -offset seen from `other`.
                     self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
                     if self.cells[other] == EMPTY {
-                        let both = self.tables.patterns(self.keys[other][d]);
+                        // Most cells a stone reaches keep their patterns: compare the table's
+                        // byte with the stored pair before decoding it.
+                        let byte = self.tables.byte(self.keys[other][d]);
                         let was = [self.patterns[other][0][d], self.patterns[other][1][d]];
-                        if was == both {
+                        if byte == was[0] as u8 | (was[1] as u8) << 4 {
                             continue;
                         }
+                        let both = Tables::decode(byte);
                         self.trail.push(Change {
                             cell: other as u16,
                             d: d as u8,

@@ -360,12 +360,24 @@ impl Tables {
     /// Black's and white's patterns of a window key.
     #[inline]
     pub fn patterns(&self, key: u32) -> [Pattern; 2] {
+        Tables::decode(self.byte(key))
+    }
+
+    /// The stored byte of a window key: black's pattern in the low four bits, white's in the
+    /// high four.
+    #[inline]
+    pub fn byte(&self, key: u32) -> u8 {
         let index = if self.wide {
             key as usize & (KEYS - 1)
         } else {
             (key >> 2) as usize & 0xFFFF
         };
-        let byte = self.entries[index];
+        self.entries[index]
+    }
+
+    /// The two patterns of a stored byte.
+    #[inline]
+    pub fn decode(byte: u8) -> [Pattern; 2] {
         [Pattern::from_u8(byte & 15), Pattern::from_u8(byte >> 4)]
     }
 
