@@ -461,10 +461,8 @@ impl Board {
             for distance in 1..=HALF as isize {
                 for offset in [distance, -distance] {
                     let other = (cell as isize + offset * step) as usize;
-                    if self.cells[other] == WALL {
-                        continue;
-                    }
-                    // `cell` lies at -offset seen from `other`.
+                    // `cell` lies at -offset seen from `other`. Cells off the board keep keys
+                    // too (never read): flipping them unconditionally spares a branch.
                     self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
                     if self.cells[other] == EMPTY {
                         // Most cells a stone reaches keep their patterns: compare the table's
@@ -514,9 +512,7 @@ impl Board {
             for distance in 1..=HALF as isize {
                 for offset in [distance, -distance] {
                     let other = (cell as isize + offset * step) as usize;
-                    if self.cells[other] != WALL {
-                        self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
-                    }
+                    self.keys[other][d] ^= u32::from(color) << key_shift(-offset);
                 }
             }
         }
