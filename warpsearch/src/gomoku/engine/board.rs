@@ -370,6 +370,16 @@ impl Board {
         self.near[cell] > 0
     }
 
+    /// True when `a` and `b` share a line window (on one line, at most four cells apart) or
+    /// lie within two cells of each other: a stone on one can change the other's patterns.
+    #[inline]
+    pub fn in_reach(a: Cell, b: Cell) -> bool {
+        let dx = (a % STRIDE).abs_diff(b % STRIDE);
+        let dy = (a / STRIDE).abs_diff(b / STRIDE);
+        let on_line = dx == 0 || dy == 0 || dx == dy;
+        dx.max(dy) <= 2 || on_line && dx.max(dy) <= 4
+    }
+
     /// (empty cell, direction) pairs where `color` would make five.
     #[inline]
     pub fn five_count(&self, color: u8) -> u16 {

@@ -78,6 +78,43 @@ pub(crate) struct Knobs {
     /// At the leaves, an open three of the opponent's is answered by one more ply of search
     /// while the path is shorter than the iteration's depth plus `leaf_threat`.
     pub(crate) leaf_threat: usize,
+    /// A late move's first search is `far_reduction` plies shallower when its cell shares no
+    /// line window with either of the last two stones (off their lines, or more than four cells
+    /// along them) and is more than two cells from both: play far from the fight rarely
+    /// answers it (0 turns it off).
+    pub(crate) far_reduction: i32,
+    /// Added to the ordering key of a cell that shares a line window with the opponent's last
+    /// stone (0 turns it off).
+    pub(crate) near_order: i32,
+    /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
+    /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
+    /// PV nodes and one more at a node that is not improving, 1.8 more at an expected cut node
+    /// for a move that is not a killer, `weak_reduction`/100 more for a move whose ordering
+    /// score is below `weak_score`, and 1.9 / 1 more for a defence that is only a counter-four
+    /// far from the opponent's / own last stone; never below one ply.
+    pub(crate) wide_lmr: i32,
+    pub(crate) weak_reduction: i32,
+    pub(crate) weak_score: i32,
+    /// 1: move-count pruning of every late move but a four (not only quiet ones), at every
+    /// depth, once a move that does not lose is known: 3 + depth^`lmp_power` moves, half of
+    /// them when not improving.
+    pub(crate) lmp_all: i32,
+}
+
+/// What the reductions of `wide_lmr` know of a late move.
+pub(crate) struct LateMove {
+    pub(crate) depth: i32,
+    pub(crate) index: usize,
+    pub(crate) pv: bool,
+    pub(crate) improving: bool,
+    pub(crate) cut_node: bool,
+    pub(crate) killer: bool,
+    /// The move's ordering score (its pattern values for both sides).
+    pub(crate) score: i32,
+    /// Against an open three, a move that does not block it but makes a four.
+    pub(crate) counter_four: bool,
+    pub(crate) far_from_theirs: bool,
+    pub(crate) far_from_mine: bool,
 }
 
 impl Knobs {
@@ -112,6 +149,12 @@ impl Knobs {
         four_ext: 0,
         exact_defence: 0,
         leaf_threat: 2,
+        far_reduction: 0,
+        near_order: 0,
+        wide_lmr: 0,
+        weak_reduction: 200,
+        weak_score: 40,
+        lmp_all: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -180,6 +223,12 @@ impl Knobs {
             "four_ext" => put(&mut self.four_ext, value),
             "exact_defence" => put(&mut self.exact_defence, value),
             "leaf_threat" => put(&mut self.leaf_threat, value),
+            "far_reduction" => put(&mut self.far_reduction, value),
+            "near_order" => put(&mut self.near_order, value),
+            "wide_lmr" => put(&mut self.wide_lmr, value),
+            "weak_reduction" => put(&mut self.weak_reduction, value),
+            "weak_score" => put(&mut self.weak_score, value),
+            "lmp_all" => put(&mut self.lmp_all, value),
             _ => false,
         }
     }
@@ -188,6 +237,35 @@ impl Knobs {
     /// the move's place in the order.
     pub(crate) fn reduction(&self, depth: i32, index: usize) -> i32 {
         (0.5 + f64::from(depth).ln() * ((index + 1) as f64).ln() / self.lmr_divisor) as i32
+    }
+
+    /// Plies a late move's first search is reduced by under `wide_lmr` (see there).
+    pub(crate) fn wide_reduction(&self, late: &LateMove) -> f64 {
+        let mut r =
+            f64::from(late.depth).ln() * ((late.index + 1) as f64).ln() * f64::from(self.wide_lmr)
+                / 100.0;
+        if late.pv {
+            r -= 1.0;
+        } else if !late.improving && r > 1.0 {
+            r += 1.0;
+        }
+        if late.cut_node && !late.killer {
+            r += 1.8;
+        }
+        if late.score < self.weak_score {
+            r += f64::from(self.weak_reduction) / 100.0;
+        }
+        if late.counter_four {
+            r += if late.far_from_theirs { 1.9 } else { 0.0 };
+            r += if late.far_from_mine { 1.0 } else { 0.0 };
+        }
+        r.max(0.0)
+    }
+
+    /// Moves (of any kind but fours) a node at `depth` tries under `lmp_all`.
+    pub(crate) fn move_count_limit(&self, depth: i32, improving: bool) -> usize {
+        let count = 3.0 + f64::from(depth.max(0)).powf(self.lmp_power);
+        (if improving { count } else { count / 2.0 }) as usize
     }
 
     /// Quiet moves a node at `depth` tries before the rest are pruned.

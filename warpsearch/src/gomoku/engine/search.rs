@@ -9,7 +9,7 @@
 //! quiescence search plays fours only (a bounded VCF) before it trusts the evaluation.
 
 use super::board::{Board, CELLS, Cell, Shape, opponent};
-use super::knobs::Knobs;
+use super::knobs::{Knobs, LateMove};
 use super::pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -213,6 +213,9 @@ struct Searcher<'a> {
     null_allowed: bool,
     /// Static evaluations of the nodes on the current path, by ply (for "improving").
     evals: [i32; MAX_PLY],
+    /// Whether the node at each ply of the current path is expected to fail high (a
+    /// null-window search that is not the first move's; used by `wide_lmr` only).
+    cut_nodes: [bool; MAX_PLY],
     knobs: &'static Knobs,
 }
 
@@ -237,6 +240,7 @@ impl<'a> Searcher<'a> {
             root_depth: 0,
             null_allowed: true,
             evals: [0; MAX_PLY],
+            cut_nodes: [false; MAX_PLY],
             knobs: Knobs::get(),
         }
     }
@@ -460,6 +464,7 @@ impl<'a> Searcher<'a> {
         hash_move: Option<Cell>,
     ) -> Vec<Cell> {
         let side = usize::from(me - 1);
+        let last = self.board.moves().last().copied();
         // Against a threat, a move is the side's own four or a cell where the opponent would
         // make a four: every defence is one (a stone that stops an open four or a double four
         // sits where the attacker's stone would make a four).
@@ -485,6 +490,9 @@ impl<'a> Searcher<'a> {
             .filter(|c| exact.is_empty() || exact.contains(&c.cell))
             .map(|c| {
                 let mut key = c.score + self.history[side][c.cell].min(5_000) / 8;
+                if self.knobs.near_order != 0 && last.is_some_and(|l| Board::in_reach(l, c.cell)) {
+                    key += self.knobs.near_order;
+                }
                 if Some(c.cell) == hash_move {
                     key += 1 << 24;
                 } else if self.killers[ply].contains(&c.cell) {
@@ -512,6 +520,7 @@ impl<'a> Searcher<'a> {
             Start::Forced(cell) => {
                 // A forced block uses no depth; its evaluation is the last node's.
                 self.evals[ply] = if ply > 0 { -self.evals[ply - 1] } else { 0 };
+                self.cut_nodes[ply + 1] = beta - alpha == 1 && !self.cut_nodes[ply];
                 self.board.place(cell, me);
                 let score = -self.search(depth, -beta, -alpha, ply + 1);
                 self.board.undo();
@@ -589,6 +598,7 @@ impl<'a> Searcher<'a> {
         {
             self.board.pass();
             self.null_allowed = false;
+            self.cut_nodes[ply + 1] = !self.cut_nodes[ply];
             let score = -self.search(
                 depth - 1 - self.knobs.null_reduction,
                 -beta,
@@ -627,8 +637,33 @@ impl<'a> Searcher<'a> {
             1
         };
         let threes_before = self.board.open_four_count(me);
+        // The last two stones (the opponent's last and the side's own before it).
+        let recent = {
+            let played = self.board.moves();
+            let n = played.len();
+            [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
+        };
+        let cut_node = self.cut_nodes[ply];
+        let mut searched = 0usize;
         for (index, &cell) in moves.iter().enumerate() {
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
+            let late = (knobs.wide_lmr > 0 && index >= 1).then(|| {
+                let candidate = scan.candidates.iter().find(|c| c.cell == cell);
+                let near = |r: Option<Cell>| r.is_some_and(|r| Board::in_reach(r, cell));
+                LateMove {
+                    depth,
+                    index,
+                    pv,
+                    improving,
+                    cut_node,
+                    killer: self.killers[ply].contains(&cell),
+                    score: candidate.map_or(0, |c| c.score),
+                    counter_four: scan.threatened
+                        && candidate.is_some_and(|c| c.theirs < Shape::Four),
+                    far_from_theirs: !near(recent[0]),
+                    far_from_mine: !near(recent[1]),
+                }
+            });
             self.board.place(cell, me);
             // A four or a new open three: the move forces a reply and is searched in full.
             let makes_four = self.board.five_count(me) > 0;
@@ -647,8 +682,14 @@ impl<'a> Searcher<'a> {
                 && alpha.abs() < WIN_BOUND
                 && static_eval + [0, knobs.futility1, knobs.futility2][depth.max(0) as usize]
                     <= alpha;
-            let late = quiet && index >= knobs.late_moves(depth, improving);
-            if futile || late || quiet && trivial {
+            let late_quiet = quiet && index >= knobs.late_moves(depth, improving);
+            // Move-count pruning of every kind of move but fours, once one does not lose.
+            let counted_out = knobs.lmp_all > 0
+                && !makes_four
+                && searched > 0
+                && best > -WIN_BOUND
+                && index >= knobs.move_count_limit(depth, improving);
+            if futile || late_quiet || counted_out || quiet && trivial {
                 self.board.undo();
                 continue;
             }
@@ -657,20 +698,36 @@ impl<'a> Searcher<'a> {
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
             let child = if free_four { depth } else { depth - depth_cost };
+            searched += 1;
             if index == 0 {
+                self.cut_nodes[ply + 1] = !pv && !cut_node;
                 score = -self.search(child, -beta, -alpha, ply + 1);
             } else {
                 // Late moves are searched shallower first.
-                let reduction = if reducible && depth >= 2 && index >= 2 {
-                    knobs.reduction(depth, index).min(depth - 1)
+                let reduction = if let Some(late) = &late {
+                    if depth >= 2 && !makes_four {
+                        (knobs.wide_reduction(late).round() as i32)
+                            .min(child - 1)
+                            .max(0)
+                    } else {
+                        0
+                    }
+                } else if reducible && depth >= 2 && index >= 2 {
+                    let far = knobs.far_reduction != 0
+                        && !recent.iter().flatten().any(|&r| Board::in_reach(r, cell));
+                    (knobs.reduction(depth, index) + if far { knobs.far_reduction } else { 0 })
+                        .min(depth - 1)
                 } else {
                     0
                 };
+                self.cut_nodes[ply + 1] = reduction > 0 || !cut_node;
                 score = -self.search(child - reduction, -alpha - 1, -alpha, ply + 1);
                 if score > alpha && reduction > 0 {
+                    self.cut_nodes[ply + 1] = !cut_node;
                     score = -self.search(child, -alpha - 1, -alpha, ply + 1);
                 }
                 if score > alpha && score < beta {
+                    self.cut_nodes[ply + 1] = false;
                     score = -self.search(child, -beta, -alpha, ply + 1);
                 }
             }
@@ -740,10 +797,13 @@ impl<'a> Searcher<'a> {
             self.board.place(cell, me);
             let mut score;
             if index == 0 {
+                self.cut_nodes[1] = false;
                 score = -self.search(depth - 1, -beta, -alpha, 1);
             } else {
+                self.cut_nodes[1] = true;
                 score = -self.search(depth - 1, -alpha - 1, -alpha, 1);
                 if score > alpha && score < beta && !self.stop.load(Ordering::Relaxed) {
+                    self.cut_nodes[1] = false;
                     score = -self.search(depth - 1, -beta, -alpha, 1);
                 }
             }
