@@ -644,7 +644,6 @@ impl<'a> Searcher<'a> {
             [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
         };
         let cut_node = self.cut_nodes[ply];
-        let mut searched = 0usize;
         for (index, &cell) in moves.iter().enumerate() {
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
             let late = (knobs.wide_lmr > 0 && index >= 1).then(|| {
@@ -686,7 +685,6 @@ impl<'a> Searcher<'a> {
             // Move-count pruning of every kind of move but fours, once one does not lose.
             let counted_out = knobs.lmp_all > 0
                 && !makes_four
-                && searched > 0
                 && best > -WIN_BOUND
                 && index >= knobs.move_count_limit(depth, improving);
             if futile || late_quiet || counted_out || quiet && trivial {
@@ -698,7 +696,6 @@ impl<'a> Searcher<'a> {
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
             let child = if free_four { depth } else { depth - depth_cost };
-            searched += 1;
             if index == 0 {
                 self.cut_nodes[ply + 1] = !pv && !cut_node;
                 score = -self.search(child, -beta, -alpha, ply + 1);
