@@ -61,19 +61,21 @@ pub enum ThreatPoint {
     Forbidden,
 }
 
-/// Bit offsets of the three counts in a tally word.
+/// Bit offsets of the four counts in a tally word.
 const FIVES: u32 = 0;
 const FOURS: u32 = 16;
 const OPEN_FOURS: u32 = 32;
+const OPEN_THREES: u32 = 48;
 
 /// What one (cell, direction) of each [`Pattern`] adds to a tally: a five point counts in
-/// the first lane, a four in the second, an open four in the second and third. A count never
-/// goes below zero, so the lanes never borrow from each other.
+/// the first lane, a four in the second, an open four in the second and third, an open three
+/// in the fourth. A count never goes below zero, so the lanes never borrow from each other.
 const TALLY: [u64; 11] = {
     let mut table = [0u64; 11];
     table[Pattern::F5 as usize] = 1 << FIVES;
     table[Pattern::B4 as usize] = 1 << FOURS;
     table[Pattern::F4 as usize] = (1 << FOURS) | (1 << OPEN_FOURS);
+    table[Pattern::F3 as usize] = 1 << OPEN_THREES;
     table
 };
 
@@ -116,7 +118,10 @@ pub struct Board {
     /// Added to the evaluation of a side to move that has a double-three cell while the
     /// opponent has no four to answer with.
     double_three_bonus: i32,
-    /// Per color, three counts of (empty cell, direction) pairs in 16-bit lanes of one word
+    /// The initiative's terms (see [`Knobs`]): added for a side to move that can make an open
+    /// three while the opponent has no four, and taken off when only the opponent can.
+    initiative: [i32; 2],
+    /// Per color, four counts of (empty cell, direction) pairs in 16-bit lanes of one word
     /// (see [`TALLY`]): where it would make five, a four or an open four, an open four.
     tally: [u64; 2],
     hash: u64,
@@ -200,6 +205,7 @@ impl Board {
             value: [0; 2],
             double_threes: [0; 2],
             double_three_bonus: Knobs::get().double_three_bonus,
+            initiative: Knobs::get().initiative,
             tally: [0; 2],
             hash: 0,
             to_move: BLACK,
@@ -398,6 +404,12 @@ impl Board {
         lane(self.tally[usize::from(color - 1)], OPEN_FOURS)
     }
 
+    /// (empty cell, direction) pairs where `color` would make an open three.
+    #[inline]
+    pub fn open_three_count(&self, color: u8) -> u16 {
+        lane(self.tally[usize::from(color - 1)], OPEN_THREES)
+    }
+
     /// The static evaluation for `color`: its patterns' values less the opponent's.
     #[inline]
     pub fn evaluate(&self, color: u8) -> i32 {
@@ -411,6 +423,18 @@ impl Board {
             && !(self.rule == GameRule::Renju && color == BLACK)
         {
             score += self.double_three_bonus;
+        }
+        if self.initiative != [0, 0] {
+            let them_color = opponent(color);
+            let (my_threes, their_threes) = (
+                self.open_three_count(color) > 0,
+                self.open_three_count(them_color) > 0,
+            );
+            if my_threes && self.four_count(them_color) == 0 {
+                score += self.initiative[0];
+            } else if their_threes && !my_threes && self.four_count(color) == 0 {
+                score -= self.initiative[1];
+            }
         }
         score
     }

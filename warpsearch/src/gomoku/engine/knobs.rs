@@ -67,6 +67,10 @@ pub(crate) struct Knobs {
     /// Added to the evaluation when the side to move can make two open threes with one
     /// stone and the opponent has no four to answer with (0 turns it off).
     pub(crate) double_three_bonus: i32,
+    /// The initiative: the first value is added to the evaluation of a side to move that can
+    /// make an open three while the opponent has no four to answer with; the second is taken
+    /// off when only the opponent can make one and the side to move has no four either.
+    pub(crate) initiative: [i32; 2],
     /// A move that makes a four costs no depth while the path is shorter than `four_ext`
     /// times the iteration's depth (0 turns it off): the reply is forced, so a run of fours
     /// is seen to its end by the main search, not only by the quiescence's narrow one.
@@ -146,6 +150,7 @@ impl Knobs {
         aspiration: 0,
         history_malus: 0,
         double_three_bonus: 0,
+        initiative: [0, 0],
         four_ext: 0,
         exact_defence: 0,
         leaf_threat: 2,
@@ -220,6 +225,7 @@ impl Knobs {
             "aspiration" => put(&mut self.aspiration, value),
             "history_malus" => put(&mut self.history_malus, value),
             "double_three_bonus" => put(&mut self.double_three_bonus, value),
+            "initiative" => put_list(&mut self.initiative, value),
             "four_ext" => put(&mut self.four_ext, value),
             "exact_defence" => put(&mut self.exact_defence, value),
             "leaf_threat" => put(&mut self.leaf_threat, value),
