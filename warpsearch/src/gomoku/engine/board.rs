@@ -122,7 +122,8 @@ pub struct Board {
     /// three while the opponent has no four, and taken off when only the opponent can.
     initiative: [i32; 2],
     /// Per color, four counts of (empty cell, direction) pairs in 16-bit lanes of one word
-    /// (see [`TALLY`]): where it would make five, a four or an open four, an open four.
+    /// (see [`TALLY`]): where it would make five, a four or an open four, an open four, an
+    /// open three.
     tally: [u64; 2],
     hash: u64,
     /// The color whose turn it is.

@@ -220,6 +220,24 @@ mod tests {
                     assert_eq!(board.evaluate(color), fresh.evaluate(color));
                     assert_eq!(board.five_count(color), fresh.five_count(color));
                     assert_eq!(board.four_count(color), fresh.four_count(color));
+                    // The open-four and open-three lanes against a recount of the patterns.
+                    let recount = |wanted: Pattern| {
+                        board
+                            .board_cells()
+                            .iter()
+                            .filter(|&&c| board.at(c) == EMPTY)
+                            .flat_map(|&c| board.patterns(c, color))
+                            .filter(|&p| p == wanted)
+                            .count()
+                    };
+                    assert_eq!(
+                        usize::from(board.open_four_count(color)),
+                        recount(Pattern::F4)
+                    );
+                    assert_eq!(
+                        usize::from(board.open_three_count(color)),
+                        recount(Pattern::F3)
+                    );
                     // The five points as a scan of every cell finds them (five_cells looks
                     // on the last stones' lines first).
                     let scanned: Vec<Cell> = board
