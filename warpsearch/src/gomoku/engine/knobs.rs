@@ -103,6 +103,14 @@ pub(crate) struct Knobs {
     /// depth, once a move that does not lose is known: 3 + depth^`lmp_power` moves, half of
     /// them when not improving.
     pub(crate) lmp_all: i32,
+    /// Singular extensions (0 turns them off): at depth ≥ `singular_depth`, the table's move
+    /// (a lower bound or exact, at most two plies shallower) is searched one ply deeper when
+    /// every other move, searched at half the depth, stays below its score less
+    /// `singular`/100 a ply of depth; the node is cut when they reach beta as well, and the
+    /// move is searched `singular_reduction` plies shallower when only its score beats beta.
+    pub(crate) singular: i32,
+    pub(crate) singular_depth: i32,
+    pub(crate) singular_reduction: i32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -160,6 +168,9 @@ impl Knobs {
         weak_reduction: 200,
         weak_score: 40,
         lmp_all: 0,
+        singular: 0,
+        singular_depth: 6,
+        singular_reduction: 1,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -235,6 +246,9 @@ impl Knobs {
             "weak_reduction" => put(&mut self.weak_reduction, value),
             "weak_score" => put(&mut self.weak_score, value),
             "lmp_all" => put(&mut self.lmp_all, value),
+            "singular" => put(&mut self.singular, value),
+            "singular_depth" => put(&mut self.singular_depth, value),
+            "singular_reduction" => put(&mut self.singular_reduction, value),
             _ => false,
         }
     }

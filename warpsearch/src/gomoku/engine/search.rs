@@ -216,6 +216,8 @@ struct Searcher<'a> {
     /// Whether the node at each ply of the current path is expected to fail high (a
     /// null-window search that is not the first move's; used by `wide_lmr` only).
     cut_nodes: [bool; MAX_PLY],
+    /// The move a singular-extension test leaves out of the node at each ply (`singular`).
+    excluded: [Option<Cell>; MAX_PLY],
     knobs: &'static Knobs,
 }
 
@@ -241,6 +243,7 @@ impl<'a> Searcher<'a> {
             null_allowed: true,
             evals: [0; MAX_PLY],
             cut_nodes: [false; MAX_PLY],
+            excluded: [None; MAX_PLY],
             knobs: Knobs::get(),
         }
     }
@@ -545,13 +548,18 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
         let hash = self.board.hash();
+        let excluded = self.excluded[ply];
         let mut hash_move = None;
+        let mut hash_entry = None;
         if let Some(entry) = self.table.probe(hash) {
             if self.board.at(entry.best) == EMPTY {
                 hash_move = Some(entry.best);
+                hash_entry = Some(entry);
             }
             let score = from_table(entry.score, ply);
-            if entry.depth >= depth && ply > 0 {
+            // A singular test's node is the same position less one move: the table's score
+            // is not its score.
+            if entry.depth >= depth && ply > 0 && excluded.is_none() {
                 let cut = match entry.bound {
                     Bound::Exact => true,
                     Bound::Lower => score >= beta,
@@ -590,6 +598,7 @@ impl<'a> Searcher<'a> {
         // when the opponent has an open three (a pass would lose to its open four).
         if !pv
             && self.null_allowed
+            && excluded.is_none()
             && depth >= 3
             && beta.abs() < WIN_BOUND
             && static_eval >= beta
@@ -645,6 +654,43 @@ impl<'a> Searcher<'a> {
         };
         let cut_node = self.cut_nodes[ply];
         for (index, &cell) in moves.iter().enumerate() {
+            if Some(cell) == excluded {
+                continue;
+            }
+            // Singular extension: when every other move falls well short of the table's
+            // move's score in a shallower search, that move is searched a ply deeper; when
+            // another also reaches beta there, the node is cut (several moves fail high).
+            let mut extension = 0;
+            if let Some(entry) = hash_entry.filter(|e| {
+                knobs.singular > 0
+                    && Some(cell) == hash_move
+                    && excluded.is_none()
+                    && ply > 0
+                    && ply < 2 * self.root_depth
+                    && depth >= knobs.singular_depth
+                    && e.bound != Bound::Upper
+                    && e.depth >= depth - 2
+                    && from_table(e.score, ply).abs() < WIN_BOUND
+            }) {
+                let tt_score = from_table(entry.score, ply);
+                let singular_beta = tt_score - knobs.singular * depth / 100;
+                self.excluded[ply] = Some(cell);
+                let cut_node = self.cut_nodes[ply];
+                let value = self.search(depth / 2, singular_beta - 1, singular_beta, ply);
+                self.excluded[ply] = None;
+                self.cut_nodes[ply] = cut_node;
+                self.evals[ply] = static_eval;
+                if self.stop.load(Ordering::Relaxed) {
+                    return 0;
+                }
+                if value < singular_beta {
+                    extension = 1;
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                } else if tt_score >= beta {
+                    extension = -knobs.singular_reduction;
+                }
+            }
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
             let late = (knobs.wide_lmr > 0 && index >= 1).then(|| {
                 let candidate = scan.candidates.iter().find(|c| c.cell == cell);
@@ -695,7 +741,7 @@ impl<'a> Searcher<'a> {
             let free_four = knobs.four_ext > 0
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
-            let child = if free_four { depth } else { depth - depth_cost };
+            let child = if free_four { depth } else { depth - depth_cost } + extension;
             if index == 0 {
                 self.cut_nodes[ply + 1] = !pv && !cut_node;
                 score = -self.search(child, -beta, -alpha, ply + 1);
@@ -754,6 +800,10 @@ impl<'a> Searcher<'a> {
                     break;
                 }
             }
+        }
+        if excluded.is_some() {
+            // Every move but one: not this position's score.
+            return best;
         }
         let bound = if best >= beta {
             Bound::Lower
