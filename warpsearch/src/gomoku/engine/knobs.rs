@@ -168,7 +168,7 @@ impl Knobs {
         weak_reduction: 200,
         weak_score: 40,
         lmp_all: 0,
-        singular: 0,
+        singular: 100,
         singular_depth: 6,
         singular_reduction: 1,
     };
