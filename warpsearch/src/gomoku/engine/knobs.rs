@@ -111,6 +111,17 @@ pub(crate) struct Knobs {
     pub(crate) singular: i32,
     pub(crate) singular_depth: i32,
     pub(crate) singular_reduction: i32,
+    /// Double singular extensions (0 turns them off): at a node off the principal variation,
+    /// a singular move whose test stayed `singular_double` below the test's bound is searched
+    /// two plies deeper, at most `singular_double_max` times on a path.
+    pub(crate) singular_double: i32,
+    pub(crate) singular_double_max: i32,
+    /// Internal iterative reduction (0 turns it off): a node at depth ≥ `iir_depth` without a
+    /// table move is searched a ply shallower.
+    pub(crate) iir_depth: i32,
+    /// A late move whose reduced search beats alpha by more than `lmr_deeper` is searched a ply
+    /// deeper than planned (0 turns it off).
+    pub(crate) lmr_deeper: i32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -171,6 +182,10 @@ impl Knobs {
         singular: 100,
         singular_depth: 6,
         singular_reduction: 1,
+        singular_double: 0,
+        singular_double_max: 6,
+        iir_depth: 0,
+        lmr_deeper: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -249,6 +264,10 @@ impl Knobs {
             "singular" => put(&mut self.singular, value),
             "singular_depth" => put(&mut self.singular_depth, value),
             "singular_reduction" => put(&mut self.singular_reduction, value),
+            "singular_double" => put(&mut self.singular_double, value),
+            "singular_double_max" => put(&mut self.singular_double_max, value),
+            "iir_depth" => put(&mut self.iir_depth, value),
+            "lmr_deeper" => put(&mut self.lmr_deeper, value),
             _ => false,
         }
     }

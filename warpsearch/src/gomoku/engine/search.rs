@@ -218,6 +218,8 @@ struct Searcher<'a> {
     cut_nodes: [bool; MAX_PLY],
     /// The move a singular-extension test leaves out of the node at each ply (`singular`).
     excluded: [Option<Cell>; MAX_PLY],
+    /// Plies of double singular extension on the path to each ply (`singular_double`).
+    double_extended: [i32; MAX_PLY],
     knobs: &'static Knobs,
 }
 
@@ -244,6 +246,7 @@ impl<'a> Searcher<'a> {
             evals: [0; MAX_PLY],
             cut_nodes: [false; MAX_PLY],
             excluded: [None; MAX_PLY],
+            double_extended: [0; MAX_PLY],
             knobs: Knobs::get(),
         }
     }
@@ -524,6 +527,7 @@ impl<'a> Searcher<'a> {
                 // A forced block uses no depth; its evaluation is the last node's.
                 self.evals[ply] = if ply > 0 { -self.evals[ply - 1] } else { 0 };
                 self.cut_nodes[ply + 1] = beta - alpha == 1 && !self.cut_nodes[ply];
+                self.double_extended[ply + 1] = self.double_extended[ply];
                 self.board.place(cell, me);
                 let score = -self.search(depth, -beta, -alpha, ply + 1);
                 self.board.undo();
@@ -570,6 +574,15 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        // Internal iterative reduction: a node the table knows nothing of is likely new to the
+        // search and poorly ordered; it is searched a ply shallower.
+        if self.knobs.iir_depth > 0
+            && hash_move.is_none()
+            && excluded.is_none()
+            && depth >= self.knobs.iir_depth
+        {
+            depth -= 1;
+        }
         let them = opponent(me);
         let pv = beta - alpha > 1;
         let static_eval = self.board.evaluate(me);
@@ -608,6 +621,7 @@ impl<'a> Searcher<'a> {
             self.board.pass();
             self.null_allowed = false;
             self.cut_nodes[ply + 1] = !self.cut_nodes[ply];
+            self.double_extended[ply + 1] = self.double_extended[ply];
             let score = -self.search(
                 depth - 1 - self.knobs.null_reduction,
                 -beta,
@@ -684,7 +698,13 @@ impl<'a> Searcher<'a> {
                     return 0;
                 }
                 if value < singular_beta {
-                    extension = 1;
+                    // Far below: the move is all the node has; two plies (a bounded number
+                    // of times on a path).
+                    let double = knobs.singular_double > 0
+                        && !pv
+                        && value < singular_beta - knobs.singular_double
+                        && self.double_extended[ply] < knobs.singular_double_max;
+                    extension = if double { 2 } else { 1 };
                 } else if singular_beta >= beta {
                     return singular_beta;
                 } else if tt_score >= beta {
@@ -741,7 +761,8 @@ impl<'a> Searcher<'a> {
             let free_four = knobs.four_ext > 0
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
-            let child = if free_four { depth } else { depth - depth_cost } + extension;
+            let mut child = if free_four { depth } else { depth - depth_cost } + extension;
+            self.double_extended[ply + 1] = self.double_extended[ply] + (extension - 1).max(0);
             if index == 0 {
                 self.cut_nodes[ply + 1] = !pv && !cut_node;
                 score = -self.search(child, -beta, -alpha, ply + 1);
@@ -765,6 +786,10 @@ impl<'a> Searcher<'a> {
                 };
                 self.cut_nodes[ply + 1] = reduction > 0 || !cut_node;
                 score = -self.search(child - reduction, -alpha - 1, -alpha, ply + 1);
+                // A reduced move that beats alpha by far is searched a ply deeper than planned.
+                if score > alpha && reduction > 0 && knobs.lmr_deeper > 0 {
+                    child += i32::from(score > alpha + knobs.lmr_deeper);
+                }
                 if score > alpha && reduction > 0 {
                     self.cut_nodes[ply + 1] = !cut_node;
                     score = -self.search(child, -alpha - 1, -alpha, ply + 1);
@@ -843,6 +868,7 @@ impl<'a> Searcher<'a> {
         for (index, &cell) in moves.iter().enumerate() {
             self.board.place(cell, me);
             let mut score;
+            self.double_extended[1] = 0;
             if index == 0 {
                 self.cut_nodes[1] = false;
                 score = -self.search(depth - 1, -beta, -alpha, 1);
