@@ -122,6 +122,11 @@ pub(crate) struct Knobs {
     /// A late move whose reduced search beats alpha by more than `lmr_deeper` is searched a ply
     /// deeper than planned (0 turns it off).
     pub(crate) lmr_deeper: i32,
+    /// The table's move, when not tested for singularity, is searched `tt_ext_pv` (at PV
+    /// nodes) or `tt_ext` (elsewhere) sixteenths of a ply deeper (Rapfi: a quarter and a
+    /// twelfth).
+    pub(crate) tt_ext_pv: i32,
+    pub(crate) tt_ext: i32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -186,6 +191,8 @@ impl Knobs {
         singular_double_max: 6,
         iir_depth: 0,
         lmr_deeper: 0,
+        tt_ext_pv: 0,
+        tt_ext: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -268,6 +275,8 @@ impl Knobs {
             "singular_double_max" => put(&mut self.singular_double_max, value),
             "iir_depth" => put(&mut self.iir_depth, value),
             "lmr_deeper" => put(&mut self.lmr_deeper, value),
+            "tt_ext_pv" => put(&mut self.tt_ext_pv, value),
+            "tt_ext" => put(&mut self.tt_ext, value),
             _ => false,
         }
     }

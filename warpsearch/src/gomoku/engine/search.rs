@@ -20,6 +20,10 @@ pub const WIN: i32 = 30_000;
 pub const WIN_BOUND: i32 = WIN - 1_000;
 /// The deepest ply a search reaches.
 const MAX_PLY: usize = 128;
+/// One ply in the units of a node's remaining depth: depth is counted in sixteenths of a ply, so
+/// that an extension or a reduction can be a fraction of one (as Rapfi's are). Margins and
+/// move-count tables read the depth rounded up to whole plies.
+const PLY: i32 = 16;
 /// When a search stops.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -113,7 +117,7 @@ impl Table {
         if data == 0 || slot[0].load(Ordering::Relaxed) ^ data != hash {
             return None;
         }
-        let bound = match (data >> 40) & 3 {
+        let bound = match (data >> 48) & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
             3 => Bound::Upper,
@@ -122,7 +126,7 @@ impl Table {
         Some(Entry {
             best: (data & 0xFFFF) as Cell,
             score: ((data >> 16) & 0xFFFF) as u16 as i16 as i32,
-            depth: ((data >> 32) & 0xFF) as i32,
+            depth: ((data >> 32) & 0xFFFF) as i32,
             bound,
         })
     }
@@ -130,15 +134,15 @@ impl Table {
     fn store(&self, hash: u64, entry: Entry) {
         let slot = &self.entries[hash as usize & self.mask];
         let old = slot[1].load(Ordering::Relaxed);
-        let old_depth = ((old >> 32) & 0xFF) as i32;
+        let old_depth = ((old >> 32) & 0xFFFF) as i32;
         let same = slot[0].load(Ordering::Relaxed) ^ old == hash;
         if same && old_depth > entry.depth && entry.bound != Bound::Exact {
             return;
         }
         let data = (entry.best as u64 & 0xFFFF)
             | (u64::from(entry.score as i16 as u16) << 16)
-            | ((entry.depth.clamp(0, 255) as u64) << 32)
-            | ((entry.bound as u64) << 40);
+            | ((entry.depth.clamp(0, 0xFFFF) as u64) << 32)
+            | ((entry.bound as u64) << 48);
         slot[0].store(hash ^ data, Ordering::Relaxed);
         slot[1].store(data, Ordering::Relaxed);
     }
@@ -519,7 +523,9 @@ impl<'a> Searcher<'a> {
         moves.into_iter().map(|(_, cell)| cell).collect()
     }
 
-    fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// The score of the node at `ply` within (`alpha`, `beta`), searched `fine` sixteenths of a
+    /// ply deep (see [`PLY`]).
+    fn search(&mut self, fine: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         let me = self.me();
         match self.enter(me, ply) {
             Start::Decided(score) => return score,
@@ -529,19 +535,19 @@ impl<'a> Searcher<'a> {
                 self.cut_nodes[ply + 1] = beta - alpha == 1 && !self.cut_nodes[ply];
                 self.double_extended[ply + 1] = self.double_extended[ply];
                 self.board.place(cell, me);
-                let score = -self.search(depth, -beta, -alpha, ply + 1);
+                let score = -self.search(fine, -beta, -alpha, ply + 1);
                 self.board.undo();
                 return score;
             }
             Start::Open => {}
         }
-        let mut depth = depth;
-        if depth <= 0 {
+        let mut fine = fine;
+        if fine <= 0 {
             // An open three of the opponent's is answered before the evaluation is trusted.
             if self.board.open_four_count(opponent(me)) > 0
                 && ply < self.root_depth + self.knobs.leaf_threat
             {
-                depth = 1;
+                fine = PLY;
             } else {
                 return self.quiesce(alpha, beta, ply, self.knobs.quiescence_fours);
             }
@@ -563,7 +569,7 @@ impl<'a> Searcher<'a> {
             let score = from_table(entry.score, ply);
             // A singular test's node is the same position less one move: the table's score
             // is not its score.
-            if entry.depth >= depth && ply > 0 && excluded.is_none() {
+            if entry.depth >= fine && ply > 0 && excluded.is_none() {
                 let cut = match entry.bound {
                     Bound::Exact => true,
                     Bound::Lower => score >= beta,
@@ -579,10 +585,12 @@ impl<'a> Searcher<'a> {
         if self.knobs.iir_depth > 0
             && hash_move.is_none()
             && excluded.is_none()
-            && depth >= self.knobs.iir_depth
+            && fine >= self.knobs.iir_depth * PLY
         {
-            depth -= 1;
+            fine -= PLY;
         }
+        // Whole plies, rounded up.
+        let depth = (fine + PLY - 1) / PLY;
         let them = opponent(me);
         let pv = beta - alpha > 1;
         let static_eval = self.board.evaluate(me);
@@ -623,7 +631,7 @@ impl<'a> Searcher<'a> {
             self.cut_nodes[ply + 1] = !self.cut_nodes[ply];
             self.double_extended[ply + 1] = self.double_extended[ply];
             let score = -self.search(
-                depth - 1 - self.knobs.null_reduction,
+                fine - PLY * (1 + self.knobs.null_reduction),
                 -beta,
                 -beta + 1,
                 ply + 1,
@@ -683,14 +691,14 @@ impl<'a> Searcher<'a> {
                     && ply < 2 * self.root_depth
                     && depth >= knobs.singular_depth
                     && e.bound != Bound::Upper
-                    && e.depth >= depth - 2
+                    && e.depth >= fine - 2 * PLY
                     && from_table(e.score, ply).abs() < WIN_BOUND
             }) {
                 let tt_score = from_table(entry.score, ply);
                 let singular_beta = tt_score - knobs.singular * depth / 100;
                 self.excluded[ply] = Some(cell);
                 let cut_node = self.cut_nodes[ply];
-                let value = self.search(depth / 2, singular_beta - 1, singular_beta, ply);
+                let value = self.search(depth / 2 * PLY, singular_beta - 1, singular_beta, ply);
                 self.excluded[ply] = None;
                 self.cut_nodes[ply] = cut_node;
                 self.evals[ply] = static_eval;
@@ -703,13 +711,16 @@ impl<'a> Searcher<'a> {
                     let double = knobs.singular_double > 0
                         && !pv
                         && value < singular_beta - knobs.singular_double
-                        && self.double_extended[ply] < knobs.singular_double_max;
-                    extension = if double { 2 } else { 1 };
+                        && self.double_extended[ply] < knobs.singular_double_max * PLY;
+                    extension = if double { 2 * PLY } else { PLY };
                 } else if singular_beta >= beta {
                     return singular_beta;
                 } else if tt_score >= beta {
-                    extension = -knobs.singular_reduction;
+                    extension = -knobs.singular_reduction * PLY;
                 }
+            } else if Some(cell) == hash_move && excluded.is_none() && ply < 2 * self.root_depth {
+                // The table's move, not tested for singularity: a fraction of a ply more.
+                extension = if pv { knobs.tt_ext_pv } else { knobs.tt_ext };
             }
             let trivial = depth < knobs.trivial_depth && self.is_trivial(cell);
             let late = (knobs.wide_lmr > 0 && index >= 1).then(|| {
@@ -761,8 +772,12 @@ impl<'a> Searcher<'a> {
             let free_four = knobs.four_ext > 0
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
-            let mut child = if free_four { depth } else { depth - depth_cost } + extension;
-            self.double_extended[ply + 1] = self.double_extended[ply] + (extension - 1).max(0);
+            let mut child = if free_four {
+                fine
+            } else {
+                fine - PLY * depth_cost
+            } + extension;
+            self.double_extended[ply + 1] = self.double_extended[ply] + (extension - PLY).max(0);
             if index == 0 {
                 self.cut_nodes[ply + 1] = !pv && !cut_node;
                 score = -self.search(child, -beta, -alpha, ply + 1);
@@ -770,8 +785,8 @@ impl<'a> Searcher<'a> {
                 // Late moves are searched shallower first.
                 let reduction = if let Some(late) = &late {
                     if depth >= 2 && !makes_four {
-                        (knobs.wide_reduction(late).round() as i32)
-                            .min(child - 1)
+                        ((knobs.wide_reduction(late) * f64::from(PLY)).round() as i32)
+                            .min(child - PLY)
                             .max(0)
                     } else {
                         0
@@ -779,8 +794,9 @@ impl<'a> Searcher<'a> {
                 } else if reducible && depth >= 2 && index >= 2 {
                     let far = knobs.far_reduction != 0
                         && !recent.iter().flatten().any(|&r| Board::in_reach(r, cell));
-                    (knobs.reduction(depth, index) + if far { knobs.far_reduction } else { 0 })
-                        .min(depth - 1)
+                    ((knobs.reduction(depth, index) + if far { knobs.far_reduction } else { 0 })
+                        * PLY)
+                        .min(fine - PLY)
                 } else {
                     0
                 };
@@ -788,7 +804,7 @@ impl<'a> Searcher<'a> {
                 score = -self.search(child - reduction, -alpha - 1, -alpha, ply + 1);
                 // A reduced move that beats alpha by far is searched a ply deeper than planned.
                 if score > alpha && reduction > 0 && knobs.lmr_deeper > 0 {
-                    child += i32::from(score > alpha + knobs.lmr_deeper);
+                    child += PLY * i32::from(score > alpha + knobs.lmr_deeper);
                 }
                 if score > alpha && reduction > 0 {
                     self.cut_nodes[ply + 1] = !cut_node;
@@ -842,7 +858,7 @@ impl<'a> Searcher<'a> {
             Entry {
                 best: best_move,
                 score: to_table(best, ply),
-                depth,
+                depth: fine,
                 bound,
             },
         );
@@ -871,13 +887,13 @@ impl<'a> Searcher<'a> {
             self.double_extended[1] = 0;
             if index == 0 {
                 self.cut_nodes[1] = false;
-                score = -self.search(depth - 1, -beta, -alpha, 1);
+                score = -self.search((depth - 1) * PLY, -beta, -alpha, 1);
             } else {
                 self.cut_nodes[1] = true;
-                score = -self.search(depth - 1, -alpha - 1, -alpha, 1);
+                score = -self.search((depth - 1) * PLY, -alpha - 1, -alpha, 1);
                 if score > alpha && score < beta && !self.stop.load(Ordering::Relaxed) {
                     self.cut_nodes[1] = false;
-                    score = -self.search(depth - 1, -beta, -alpha, 1);
+                    score = -self.search((depth - 1) * PLY, -beta, -alpha, 1);
                 }
             }
             self.board.undo();
