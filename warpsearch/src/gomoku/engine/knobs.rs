@@ -127,6 +127,18 @@ pub(crate) struct Knobs {
     /// twelfth).
     pub(crate) tt_ext_pv: i32,
     pub(crate) tt_ext: i32,
+    /// Fail-high reduction (0 turns it off): at an expected cut node off the principal
+    /// variation whose static evaluation beats beta by `fail_high` a ply of depth (plus
+    /// `fail_high_threat` when the opponent has an open three), every move but a four is
+    /// searched `fail_high_reduction` sixteenths of a ply shallower, and a four that follows
+    /// the side's own four a ply deeper.
+    pub(crate) fail_high: i32,
+    pub(crate) fail_high_threat: i32,
+    pub(crate) fail_high_reduction: i32,
+    /// A PV node whose table move was stored by a shallower search is searched shallower by
+    /// `pv_tt_reduction` sixteenths of the difference (at most 3.6 plies; 0 turns it off;
+    /// Rapfi: 0.28 of a ply a ply).
+    pub(crate) pv_tt_reduction: i32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -193,6 +205,10 @@ impl Knobs {
         lmr_deeper: 0,
         tt_ext_pv: 0,
         tt_ext: 0,
+        fail_high: 0,
+        fail_high_threat: 90,
+        fail_high_reduction: 16,
+        pv_tt_reduction: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -277,6 +293,10 @@ impl Knobs {
             "lmr_deeper" => put(&mut self.lmr_deeper, value),
             "tt_ext_pv" => put(&mut self.tt_ext_pv, value),
             "tt_ext" => put(&mut self.tt_ext, value),
+            "fail_high" => put(&mut self.fail_high, value),
+            "fail_high_threat" => put(&mut self.fail_high_threat, value),
+            "fail_high_reduction" => put(&mut self.fail_high_reduction, value),
+            "pv_tt_reduction" => put(&mut self.pv_tt_reduction, value),
             _ => false,
         }
     }

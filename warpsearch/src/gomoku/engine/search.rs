@@ -224,6 +224,8 @@ struct Searcher<'a> {
     excluded: [Option<Cell>; MAX_PLY],
     /// Plies of double singular extension on the path to each ply (`singular_double`).
     double_extended: [i32; MAX_PLY],
+    /// Whether the move being searched at each ply of the current path makes a four.
+    four_moves: [bool; MAX_PLY],
     knobs: &'static Knobs,
 }
 
@@ -251,6 +253,7 @@ impl<'a> Searcher<'a> {
             cut_nodes: [false; MAX_PLY],
             excluded: [None; MAX_PLY],
             double_extended: [0; MAX_PLY],
+            four_moves: [false; MAX_PLY],
             knobs: Knobs::get(),
         }
     }
@@ -534,6 +537,7 @@ impl<'a> Searcher<'a> {
                 self.evals[ply] = if ply > 0 { -self.evals[ply - 1] } else { 0 };
                 self.cut_nodes[ply + 1] = beta - alpha == 1 && !self.cut_nodes[ply];
                 self.double_extended[ply + 1] = self.double_extended[ply];
+                self.four_moves[ply] = false;
                 self.board.place(cell, me);
                 let score = -self.search(fine, -beta, -alpha, ply + 1);
                 self.board.undo();
@@ -589,6 +593,13 @@ impl<'a> Searcher<'a> {
         {
             fine -= PLY;
         }
+        // A PV node whose table move comes from a shallower search (a move the last iterations
+        // did not choose) is searched shallower in proportion (`pv_tt_reduction`).
+        if let Some(entry) = hash_entry.filter(|_| {
+            self.knobs.pv_tt_reduction > 0 && beta - alpha > 1 && excluded.is_none() && fine > PLY
+        }) {
+            fine -= ((fine - entry.depth) * self.knobs.pv_tt_reduction / PLY).clamp(0, 58);
+        }
         // Whole plies, rounded up.
         let depth = (fine + PLY - 1) / PLY;
         let them = opponent(me);
@@ -630,6 +641,7 @@ impl<'a> Searcher<'a> {
             self.null_allowed = false;
             self.cut_nodes[ply + 1] = !self.cut_nodes[ply];
             self.double_extended[ply + 1] = self.double_extended[ply];
+            self.four_moves[ply] = false;
             let score = -self.search(
                 fine - PLY * (1 + self.knobs.null_reduction),
                 -beta,
@@ -675,6 +687,13 @@ impl<'a> Searcher<'a> {
             [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
         };
         let cut_node = self.cut_nodes[ply];
+        // Far above beta at an expected cut node: the moves but fours are searched shallower
+        // (`fail_high`, Rapfi's fail-high reduction).
+        let likely_fail_high = knobs.fail_high > 0
+            && !pv
+            && cut_node
+            && static_eval
+                >= beta + knobs.fail_high * depth + if calm { 0 } else { knobs.fail_high_threat };
         for (index, &cell) in moves.iter().enumerate() {
             if Some(cell) == excluded {
                 continue;
@@ -743,6 +762,7 @@ impl<'a> Searcher<'a> {
             self.board.place(cell, me);
             // A four or a new open three: the move forces a reply and is searched in full.
             let makes_four = self.board.five_count(me) > 0;
+            self.four_moves[ply] = makes_four;
             let forcing = makes_four || self.board.open_four_count(me) > threes_before;
             let quiet = !forcing && !scan.threatened;
             // An open three forces a reply too, but there are many of them: with
@@ -772,6 +792,14 @@ impl<'a> Searcher<'a> {
             let free_four = knobs.four_ext > 0
                 && self.board.five_count(me) > 0
                 && ply < self.root_depth * knobs.four_ext as usize;
+            if likely_fail_high {
+                if !makes_four {
+                    extension -= knobs.fail_high_reduction;
+                } else if ply >= 2 && self.four_moves[ply - 2] {
+                    // A second four in a row: the attack is searched deeper instead.
+                    extension += PLY;
+                }
+            }
             let mut child = if free_four {
                 fine
             } else {
@@ -1437,4 +1465,62 @@ pub fn find_vct(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
     }
     searcher.flush();
     (found, counter.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_entry_reads_back_as_stored_at_every_depth_in_sixteenths_of_a_ply() {
+        let table = Table::new(1);
+        for (i, depth) in [1, PLY, 60 * PLY, 0xFFFF].into_iter().enumerate() {
+            let hash = 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(i as u64 + 1);
+            for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {
+                for score in [-(WIN - 7), -1, 0, 250, WIN - 3] {
+                    table.clear();
+                    let best = 100 + i as Cell;
+                    table.store(
+                        hash,
+                        Entry {
+                            best,
+                            score,
+                            depth,
+                            bound,
+                        },
+                    );
+                    let entry = table.probe(hash);
+                    assert!(
+                        entry.is_some_and(|e| e.best == best
+                            && e.score == score
+                            && e.depth == depth
+                            && e.bound == bound),
+                        "depth {depth}, score {score}: read back differently"
+                    );
+                    assert!(table.probe(hash ^ (1 << 40)).is_none(), "another key hit");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_deeper_bound_is_not_replaced_by_a_shallower_one() {
+        let table = Table::new(1);
+        let entry = |depth, bound| Entry {
+            best: 40,
+            score: 10,
+            depth,
+            bound,
+        };
+        table.store(7, entry(20 * PLY, Bound::Lower));
+        table.store(7, entry(3 * PLY, Bound::Upper));
+        assert!(table.probe(7).is_some_and(|e| e.depth == 20 * PLY));
+        // An exact score replaces it whatever its depth.
+        table.store(7, entry(3 * PLY, Bound::Exact));
+        assert!(
+            table
+                .probe(7)
+                .is_some_and(|e| e.depth == 3 * PLY && e.bound == Bound::Exact)
+        );
+    }
 }
