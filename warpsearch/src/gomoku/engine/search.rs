@@ -716,7 +716,6 @@ impl<'a> Searcher<'a> {
                 let tt_score = from_table(entry.score, ply);
                 let singular_beta = tt_score - knobs.singular * depth / 100;
                 self.excluded[ply] = Some(cell);
-                let cut_node = self.cut_nodes[ply];
                 let value = self.search(depth / 2 * PLY, singular_beta - 1, singular_beta, ply);
                 self.excluded[ply] = None;
                 self.cut_nodes[ply] = cut_node;
@@ -913,6 +912,7 @@ impl<'a> Searcher<'a> {
             self.board.place(cell, me);
             let mut score;
             self.double_extended[1] = 0;
+            self.four_moves[0] = self.board.five_count(me) > 0;
             if index == 0 {
                 self.cut_nodes[1] = false;
                 score = -self.search((depth - 1) * PLY, -beta, -alpha, 1);
