@@ -533,13 +533,16 @@ impl<'a> Searcher<'a> {
         match self.enter(me, ply) {
             Start::Decided(score) => return score,
             Start::Forced(cell) => {
-                // A forced block uses no depth; its evaluation is the last node's.
+                // A forced block uses no depth (or less than none, `forced_ext`, held below a
+                // ply so that a four and its block still cost some); its evaluation is the
+                // last node's.
                 self.evals[ply] = if ply > 0 { -self.evals[ply - 1] } else { 0 };
                 self.cut_nodes[ply + 1] = beta - alpha == 1 && !self.cut_nodes[ply];
                 self.double_extended[ply + 1] = self.double_extended[ply];
                 self.four_moves[ply] = false;
                 self.board.place(cell, me);
-                let score = -self.search(fine, -beta, -alpha, ply + 1);
+                let extension = self.knobs.forced_ext.clamp(0, PLY - 1);
+                let score = -self.search(fine + extension, -beta, -alpha, ply + 1);
                 self.board.undo();
                 return score;
             }
