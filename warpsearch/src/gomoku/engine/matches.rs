@@ -12,6 +12,7 @@ use super::pattern::{BLACK, EMPTY, GameRule, WHITE};
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -216,9 +217,14 @@ struct Brain {
 
 impl Brain {
     fn start(command: &str, settle: Duration) -> Result<Brain, String> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
+        let mut command_line = Command::new("sh");
+        command_line.arg("-c").arg(command);
+        // A brain runs in its own process group, so that Ctrl-C at a terminal stops the match
+        // (which then ends its brains) rather than killing the brains mid-game, which would
+        // read as forfeits.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command_line, 0);
+        let mut child = command_line
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -243,6 +249,21 @@ impl Brain {
             settle,
             command: command.to_string(),
         })
+    }
+
+    /// How the brain's process ended ("exited (signal: 9 (SIGKILL))"), waiting up to 200 ms
+    /// for it after its output closed; "exited" when it is still running or cannot be asked.
+    fn exit_status(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(200);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return format!("exited ({status})"),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => return "exited".to_string(),
+            }
+        }
     }
 
     /// Sends lines, after the settle time since the brain's last answer.
@@ -307,8 +328,9 @@ fn wins(board: &Board, cell: Cell) -> bool {
     board.wins_at(cell)
 }
 
-/// Plays game `game` of the match.
-pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
+/// Plays game `game` of the match; `None` when `cancel` is set before the game ends (an
+/// unfinished game is not scored, nor a brain's failure once the match is being stopped).
+pub fn play_game(options: &MatchOptions, game: usize, cancel: &AtomicBool) -> Option<GameRecord> {
     let opening_index = (game / 2) % options.openings.len();
     let black = game % 2; // brain 0 is black in even games
     let mut record = GameRecord {
@@ -330,18 +352,18 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
         Ok(board) => board,
         Err(why) => {
             record.detail = Some(why);
-            return record;
+            return Some(record);
         }
     };
     let centre = (options.size / 2) as i64;
     for &(dx, dy) in &options.openings[opening_index] {
         let Some(cell) = board.checked_cell(centre + dx, centre + dy) else {
             record.detail = Some(format!("opening {opening_index} does not fit the board"));
-            return record;
+            return Some(record);
         };
         if board.at(cell) != EMPTY {
             record.detail = Some(format!("opening {opening_index} repeats a cell"));
-            return record;
+            return Some(record);
         }
         let color = board.side_to_move();
         board.place(cell, color);
@@ -356,7 +378,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
             Ok(brain) => brains.push(brain),
             Err(why) => {
                 forfeit(&mut record, index, Ending::Crash, why);
-                return record;
+                return Some(record);
             }
         }
     }
@@ -383,11 +405,11 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
                     Ending::Crash,
                     format!("START answered '{line}'"),
                 );
-                return record;
+                return Some(record);
             }
             Err(ending) => {
                 forfeit(&mut record, index, ending, "no answer to START".into());
-                return record;
+                return Some(record);
             }
         }
         let mut info = vec![
@@ -408,15 +430,18 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
         }
         if brain.send(&info).is_err() {
             forfeit(&mut record, index, Ending::Crash, "closed its input".into());
-            return record;
+            return Some(record);
         }
     }
     let mut started = [false, false];
     let mut last: Option<Cell> = None;
     loop {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         if board.is_full() {
             record.ending = Ending::Draw;
-            return record;
+            return Some(record);
         }
         let color = board.side_to_move();
         let mover = if color == BLACK { black } else { 1 - black };
@@ -439,8 +464,11 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
             lines.push(format!("TURN {x},{y}"));
         }
         if brain.send(&lines).is_err() {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
             forfeit(&mut record, mover, Ending::Crash, "closed its input".into());
-            return record;
+            return Some(record);
         }
         let sent = Instant::now();
         let mut limit = options.turn_ms[mover].unwrap_or(u64::MAX / 4);
@@ -458,21 +486,22 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
         let took = sent.elapsed();
         let line = match answer {
             Ok(line) => line,
+            Err(_) if cancel.load(Ordering::Relaxed) => return None,
             Err(ending) => {
                 let what = if ending == Ending::Time {
                     format!("no move within {} ms", limit.as_millis())
                 } else {
-                    "exited".to_string()
+                    brain.exit_status()
                 };
                 forfeit(&mut record, mover, ending, what);
-                return record;
+                return Some(record);
             }
         };
         if let Some(left) = time_left[mover].as_mut() {
             *left -= took.as_millis() as i64;
             if *left < -(options.grace_ms as i64) {
                 forfeit(&mut record, mover, Ending::Time, "out of match time".into());
-                return record;
+                return Some(record);
             }
         }
         let cell = line
@@ -486,7 +515,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
                 Ending::Crash,
                 format!("answered '{line}'"),
             );
-            return record;
+            return Some(record);
         };
         if board.at(cell) != EMPTY {
             forfeit(
@@ -495,7 +524,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
                 Ending::Illegal,
                 format!("{x},{y} is occupied"),
             );
-            return record;
+            return Some(record);
         }
         if color == BLACK && board.is_forbidden(cell) {
             forfeit(
@@ -504,7 +533,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
                 Ending::Illegal,
                 format!("{x},{y} is forbidden"),
             );
-            return record;
+            return Some(record);
         }
         board.place(cell, color);
         record.moves.push(format!("{x},{y}"));
@@ -513,7 +542,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
         if wins(&board, cell) {
             record.winner = Some(mover);
             record.ending = Ending::Five;
-            return record;
+            return Some(record);
         }
         let _ = WHITE;
     }
@@ -522,7 +551,7 @@ pub fn play_game(options: &MatchOptions, game: usize) -> GameRecord {
 /// Plays the match, `concurrency` games at once; `each` sees every finished game.
 pub fn play_match(
     options: &MatchOptions,
-    cancel: &std::sync::atomic::AtomicBool,
+    cancel: &AtomicBool,
     each: &(dyn Fn(&GameRecord) + Sync),
 ) -> Vec<GameRecord> {
     let next = Arc::new(Mutex::new(0usize));
@@ -533,7 +562,7 @@ pub fn play_match(
             let records = Arc::clone(&records);
             scope.spawn(move || {
                 loop {
-                    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                    if cancel.load(Ordering::Relaxed) {
                         return;
                     }
                     let game = {
@@ -545,7 +574,9 @@ pub fn play_match(
                     if game >= options.games {
                         return;
                     }
-                    let record = play_game(options, game);
+                    let Some(record) = play_game(options, game, cancel) else {
+                        return;
+                    };
                     each(&record);
                     records
                         .lock()
@@ -590,6 +621,52 @@ pub fn classic_openings() -> Vec<Vec<(i64, i64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A brain (a shell script) that starts, then exits with status 3 when asked for a move.
+    const EXITS_ON_MOVE: &str = "while read l; do case \"$l\" in START*) echo OK;; \
+         DONE*|BEGIN*|TURN*) exit 3;; esac; done";
+
+    fn two(engine: &str, games: usize) -> MatchOptions {
+        MatchOptions {
+            engines: [engine.to_string(), engine.to_string()],
+            games,
+            turn_ms: [Some(2_000); 2],
+            match_ms: [None; 2],
+            rule: GameRule::Freestyle,
+            size: 15,
+            openings: classic_openings(),
+            concurrency: 1,
+            threads: [1; 2],
+            grace_ms: 1_000,
+            settle_ms: 0,
+            start_ms: 5_000,
+        }
+    }
+
+    #[test]
+    fn a_brain_that_exits_forfeits_with_its_exit_status() {
+        let never = AtomicBool::new(false);
+        let record = play_game(&two(EXITS_ON_MOVE, 1), 0, &never).expect("not cancelled");
+        assert_eq!(record.ending, Ending::Crash);
+        // The opening's three stones end with black's, so white (brain 1 in game 0) is asked
+        // first, and forfeits.
+        assert_eq!(record.winner, Some(0));
+        let detail = record.detail.unwrap_or_default();
+        assert!(detail.contains("exit status: 3"), "{detail}");
+    }
+
+    #[test]
+    fn a_cancelled_match_scores_no_unfinished_game() {
+        // The flag is set as Ctrl-C sets it; a brain failing after it is not a forfeit.
+        let cancel = AtomicBool::new(true);
+        assert!(play_game(&two(EXITS_ON_MOVE, 1), 0, &cancel).is_none());
+        let seen = Mutex::new(0);
+        let records = play_match(&two(EXITS_ON_MOVE, 4), &cancel, &|_| {
+            *seen.lock().unwrap_or_else(|e| e.into_inner()) += 1
+        });
+        assert!(records.is_empty());
+        assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), 0);
+    }
 
     #[test]
     fn the_shipped_openings_are_the_26_classic_ones() {
