@@ -72,7 +72,7 @@
 #                    OLD (an earlier warpsearch binary: PARTS=old) and OPPONENT (a Piskvork brain command:
 #                    odds = it gets 100 ms a move, equal = 1 s each, 20 = 20x20, renju = rule 4, smp = both
 #                    with SMP_THREADS threads, SMP_GAMES games, speed = nodes a second beside OLD at NODES a move, knobs = the odds part (TURN=ours,theirs ms: other times) for each search
-#                    setting in KNOBS, see WARPSEARCH_GOMOKU_KNOBS in engine/knobs.rs); GAMES games
+#                    setting in KNOBS, side by side, sharing CONC; see WARPSEARCH_GOMOKU_KNOBS in engine/knobs.rs); GAMES games
 #                    a part, CONC at once, OPENINGS (classic, balanced or a file; default classic);
 #                    every game to $LOG_DIR/games-PART.jsonl
 #
@@ -232,14 +232,27 @@ gomoku)
                 done
             done ;;
         knobs) # the odds part (or TURN: ours,theirs ms a move) once for each search setting in
-               # KNOBS (space-separated WARPSEARCH_GOMOKU_KNOBS values; - for the defaults)
-            k=0
-            for knob in ${KNOBS:--}; do
-                [[ $knob == - ]] && knob=
-                k=$((k + 1))
-                play "knobs-$k" --engine "env WARPSEARCH_GOMOKU_KNOBS=$knob $ours" \
+               # KNOBS (space-separated WARPSEARCH_GOMOKU_KNOBS values; - for the defaults), the
+               # settings side by side, CONC games at a time shared among them: a call cut short
+               # (SIGTERM, e.g. from `timeout`) stops every match at once, each scoring the games
+               # that ended, so no setting is left with only the short games. Each setting's
+               # output is also in $LOG_DIR/knobs-K.out (the log's tee may be gone by then)
+            read -ra settings <<< "${KNOBS:--}"
+            each=$(( (${CONC:-48} + ${#settings[@]} - 1) / ${#settings[@]} ))
+            pids=()
+            for k in "${!settings[@]}"; do
+                knob=${settings[$k]}; [[ $knob == - ]] && knob=
+                play "knobs-$((k + 1))" --engine "env WARPSEARCH_GOMOKU_KNOBS=$knob $ours" \
                     --engine "${OPPONENT:?}" --games "${GAMES:-104}" --turn-ms "${TURN:-1000,100}" \
-                    --concurrency "${CONC:-48}" | tail -1
+                    --concurrency "$each" > "$LOG_DIR/knobs-$((k + 1)).out" 2>&1 &
+                pids+=($!)
+            done
+            trap 'kill -INT "${pids[@]}" 2> /dev/null' TERM INT
+            # `wait` returns early when a signal arrives: wait again until every match has ended
+            while kill -0 "${pids[@]}" 2> /dev/null; do wait "${pids[@]}" 2> /dev/null; done
+            trap - TERM INT
+            for k in "${!settings[@]}"; do
+                sed -n '1p;$p' "$LOG_DIR/knobs-$((k + 1)).out"
             done ;;
         esac
     done
