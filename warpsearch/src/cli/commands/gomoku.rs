@@ -799,6 +799,8 @@ fn run_match(args: MatchArgs, cancel: Arc<AtomicBool>) -> Result<i32, Error> {
                 "turn_ms": turn_ms, "match_ms": match_ms, "forfeits": forfeits,
                 "engines": [first, second]})
         );
+    } else if score.games == 0 {
+        out!("{first} vs {second}: no game ended");
     } else {
         out!(
             "{first} vs {second}: +{} ={} -{} in {} games, score {:.1} %, Elo {:+.0} (95 %: {:+.0} to {:+.0})",

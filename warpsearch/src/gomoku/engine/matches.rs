@@ -121,9 +121,22 @@ fn elo_of(score: f64) -> f64 {
 
 impl Score {
     /// The score of `records` for brain 0, with the Elo difference and its 95 % interval
-    /// (from the games' standard deviation).
+    /// (from the games' standard deviation); with no game, the score and Elo are NaN (null in
+    /// JSON), not a number read as a result.
     pub fn of(records: &[GameRecord]) -> Score {
         let games = records.len();
+        if games == 0 {
+            return Score {
+                games,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                score: f64::NAN,
+                elo: f64::NAN,
+                elo_low: f64::NAN,
+                elo_high: f64::NAN,
+            };
+        }
         let wins = records.iter().filter(|r| r.winner == Some(0)).count();
         let losses = records.iter().filter(|r| r.winner == Some(1)).count();
         let draws = games - wins - losses;
@@ -702,6 +715,15 @@ mod tests {
             let canonical = symmetries.iter().map(|&f| image(f)).min().unwrap();
             assert!(seen.insert(canonical), "{opening:?} is another's image");
         }
+    }
+
+    #[test]
+    fn no_game_has_no_score() {
+        let score = Score::of(&[]);
+        assert_eq!(score.games, 0);
+        assert!(score.score.is_nan() && score.elo.is_nan());
+        let json = serde_json::to_value(&score).unwrap_or_default();
+        assert!(json["elo"].is_null() && json["score"].is_null(), "{json}");
     }
 
     #[test]
