@@ -143,6 +143,12 @@ pub(crate) struct Knobs {
     /// deeper than the node (it already costs no depth; Rapfi: 1.3 plies for the block, so
     /// 0.3 more than ours). Held below a ply, so that a four and its block still cost depth.
     pub(crate) forced_ext: i32,
+    /// 1: the quiescence reads the table's bounds and keeps its four searches' results there
+    /// (never over another position's main-search entry).
+    pub(crate) q_table: i32,
+    /// Delta pruning in the quiescence (0 turns it off): off the principal variation, a node
+    /// whose evaluation is below alpha by more than `q_delta` is not searched for fours.
+    pub(crate) q_delta: i32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -214,6 +220,8 @@ impl Knobs {
         fail_high_reduction: 16,
         pv_tt_reduction: 0,
         forced_ext: 0,
+        q_table: 0,
+        q_delta: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -303,6 +311,8 @@ impl Knobs {
             "fail_high_reduction" => put(&mut self.fail_high_reduction, value),
             "pv_tt_reduction" => put(&mut self.pv_tt_reduction, value),
             "forced_ext" => put(&mut self.forced_ext, value),
+            "q_table" => put(&mut self.q_table, value),
+            "q_delta" => put(&mut self.q_delta, value),
             _ => false,
         }
     }

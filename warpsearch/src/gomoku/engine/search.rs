@@ -82,6 +82,17 @@ enum Bound {
     Upper = 3,
 }
 
+impl Bound {
+    /// Whether a stored `score` with this bound decides a node searched with (`alpha`, `beta`).
+    fn settles(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Entry {
     best: Cell,
@@ -129,6 +140,18 @@ impl Table {
             depth: ((data >> 32) & 0xFFFF) as i32,
             bound,
         })
+    }
+
+    /// Stores a quiescence result (depth 0) unless the slot holds another position's entry
+    /// from the main search, which is worth more than it.
+    fn store_shallow(&self, hash: u64, entry: Entry) {
+        let slot = &self.entries[hash as usize & self.mask];
+        let old = slot[1].load(Ordering::Relaxed);
+        let same = slot[0].load(Ordering::Relaxed) ^ old == hash;
+        if old != 0 && !same && (old >> 32) & 0xFFFF > 0 {
+            return;
+        }
+        self.store(hash, entry);
     }
 
     fn store(&self, hash: u64, entry: Entry) {
@@ -394,10 +417,27 @@ impl<'a> Searcher<'a> {
             }
             Start::Open => {}
         }
+        // With `q_table`, the table's bounds cut here too (an entry of any depth: a main
+        // search's is at least as deep), and the four search's results are kept.
+        let hash = self.board.hash();
+        if self.knobs.q_table > 0
+            && let Some(entry) = self.table.probe(hash)
+        {
+            let score = from_table(entry.score, ply);
+            if entry.bound.settles(score, alpha, beta) {
+                return score;
+            }
+        }
         let stand = self.board.evaluate(me);
         if stand >= beta {
             return stand;
         }
+        // Delta pruning (`q_delta`, off the principal variation): a four sequence that wins
+        // nothing rarely lifts the evaluation that far.
+        if self.knobs.q_delta > 0 && beta - alpha == 1 && stand + self.knobs.q_delta < alpha {
+            return alpha;
+        }
+        let original_alpha = alpha;
         alpha = alpha.max(stand);
         if fours == 0 || self.board.four_count(me) == 0 {
             return alpha;
@@ -419,6 +459,7 @@ impl<'a> Searcher<'a> {
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
         moves.truncate(self.knobs.quiescence_width);
+        let mut best_move = None;
         for (cell, _) in moves {
             self.board.place(cell, me);
             let score = -self.quiesce(-beta, -alpha, ply + 1, fours - 1);
@@ -428,10 +469,31 @@ impl<'a> Searcher<'a> {
             }
             if score > alpha {
                 alpha = score;
+                best_move = Some(cell);
                 if alpha >= beta {
                     break;
                 }
             }
+        }
+        if self.knobs.q_table > 0
+            && let Some(best) = best_move
+        {
+            let bound = if alpha >= beta {
+                Bound::Lower
+            } else if alpha > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.table.store_shallow(
+                hash,
+                Entry {
+                    best,
+                    score: to_table(alpha, ply),
+                    depth: 0,
+                    bound,
+                },
+            );
         }
         alpha
     }
@@ -576,15 +638,12 @@ impl<'a> Searcher<'a> {
             let score = from_table(entry.score, ply);
             // A singular test's node is the same position less one move: the table's score
             // is not its score.
-            if entry.depth >= fine && ply > 0 && excluded.is_none() {
-                let cut = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
-                    return score;
-                }
+            if entry.depth >= fine
+                && ply > 0
+                && excluded.is_none()
+                && entry.bound.settles(score, alpha, beta)
+            {
+                return score;
             }
         }
         // Internal iterative reduction: a node the table knows nothing of is likely new to the
