@@ -304,7 +304,8 @@ warpsearch gomoku brain --nodes 200000      # the same moves on every machine"
 each other. Every game starts both afresh, opens with an opening from --openings (each played twice, colours \
 swapped), checks every move (on the board, on an empty cell, not a renju forbidden point) and its time, and \
 scores a brain that answers late, exits or answers nonsense as the loser. The score of the first engine is \
-printed with its Elo difference and a 95 % interval; --out writes every game's moves, one JSON object a line.",
+printed with its Elo difference and a 95 % interval; --out writes every game's moves, one JSON object a line. \
+Ctrl-C (or SIGTERM) stops the match: the games still in play are dropped, the ended ones scored.",
         after_help = "Examples:\n  \
 warpsearch gomoku match --engine 'warpsearch gomoku brain' --engine ./pbrain-other --games 52 --turn-ms 1000\n  \
 warpsearch gomoku match --engine A --engine B --turn-ms 1000,100 --rule renju --size 15 --concurrency 8 --out games.jsonl"
