@@ -83,6 +83,17 @@ enum Bound {
 }
 
 impl Bound {
+    /// What a search's `score` is, with the window it was given (`alpha` as it came in).
+    fn of(score: i32, alpha: i32, beta: i32) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
     /// Whether a stored `score` with this bound decides a node searched with (`alpha`, `beta`).
     fn settles(self, score: i32, alpha: i32, beta: i32) -> bool {
         match self {
@@ -478,13 +489,7 @@ impl<'a> Searcher<'a> {
         if self.knobs.q_table > 0
             && let Some(best) = best_move
         {
-            let bound = if alpha >= beta {
-                Bound::Lower
-            } else if alpha > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of(alpha, original_alpha, beta);
             self.table.store_shallow(
                 hash,
                 Entry {
@@ -935,13 +940,7 @@ impl<'a> Searcher<'a> {
             // Every move but one: not this position's score.
             return best;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, original_alpha, beta);
         self.table.store(
             hash,
             Entry {
