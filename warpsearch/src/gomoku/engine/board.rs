@@ -109,6 +109,8 @@ pub struct Board {
     codes: [[u16; 2]; CELLS],
     /// The side to move's own value counts (100 + this) %.
     tempo: i32,
+    /// The evaluation is the mean of this position's and the one before (see [`Knobs`]).
+    smooth: bool,
     /// Stones within two cells (Chebyshev distance), for move generation.
     near: [u8; CELLS],
     /// The crossings' values summed over every empty cell, per color.
@@ -202,6 +204,7 @@ impl Board {
             patterns: [[[Pattern::Dead; 4]; 2]; CELLS],
             codes: [[0; 2]; CELLS],
             tempo: Knobs::get().tempo,
+            smooth: Knobs::get().smooth != 0,
             near: [0; CELLS],
             value: [0; 2],
             double_threes: [0; 2],
@@ -414,10 +417,21 @@ impl Board {
     /// The static evaluation for `color`: its patterns' values less the opponent's.
     #[inline]
     pub fn evaluate(&self, color: u8) -> i32 {
-        let me = self.value[usize::from(color - 1)];
-        let them = self.value[usize::from(opponent(color) - 1)];
-        // The side to move gets to realise its shapes first.
-        let mut score = me + me * self.tempo / 100 - them;
+        let of = |value: [i32; 2]| {
+            let me = value[usize::from(color - 1)];
+            let them = value[usize::from(opponent(color) - 1)];
+            // The side to move gets to realise its shapes first.
+            me + me * self.tempo / 100 - them
+        };
+        let mut score = of(self.value);
+        if self.smooth {
+            // The sums before the last stone, when the trail still holds them.
+            if let Some(frame) = self.frames.last()
+                && frame.moves as usize + 1 == self.moves.len()
+            {
+                score = (score + of(frame.value)) / 2;
+            }
+        }
         if self.double_three_bonus != 0
             && self.double_threes[usize::from(color - 1)] > 0
             && self.four_count(opponent(color)) == 0

@@ -89,6 +89,7 @@ fn crossing_of(patterns: [Pattern; 4], knobs: &Knobs) -> Crossing {
     for (i, &a) in patterns.iter().enumerate() {
         value += knobs.value[a as usize];
         for &b in &patterns[i + 1..] {
+            value += knobs.pair(a as usize, b as usize);
             if builds(a) && builds(b) {
                 value += knobs.pair_two;
             } else if threatens(a) && builds(b) || builds(a) && threatens(b) {

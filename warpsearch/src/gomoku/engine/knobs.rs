@@ -49,6 +49,16 @@ pub(crate) struct Knobs {
     /// Added for each pair of a cell's lines where one holds an open three or a four and the
     /// other an open two or a closed three.
     pub(crate) pair_three: i32,
+    /// The value of each pair of a cell's line patterns, added for each of the cell's six
+    /// pairs of directions: the upper triangle of an 11 × 11 table in
+    /// [`Pattern`](super::Pattern) order, row by row (`a ≤ b`: 66 numbers). All zero (the
+    /// default) turns it off. A cell is then worth what its lines build together, as in
+    /// Rapfi's classic evaluation, rather than the sum of what each line holds.
+    pub(crate) pairs: [i32; 66],
+    /// 1: the evaluation is the mean of this position's and the position's before the last
+    /// stone (as Rapfi's classic evaluation), which evens out the swing between the two sides'
+    /// turns.
+    pub(crate) smooth: i32,
     /// The side to move's own value counts (100 + `tempo`) %.
     pub(crate) tempo: i32,
     /// A defence against an open three costs no depth while the path is shorter than
@@ -189,6 +199,8 @@ impl Knobs {
         shape_value: [0, 0, 20, 120, 0, 240, 300, 0],
         pair_two: 0,
         pair_three: 0,
+        pairs: [0; 66],
+        smooth: 0,
         tempo: 25,
         threat_ext: 0,
         refute_share: 10,
@@ -280,6 +292,8 @@ impl Knobs {
             "shape_value" => put_list(&mut self.shape_value, value),
             "pair_two" => put(&mut self.pair_two, value),
             "pair_three" => put(&mut self.pair_three, value),
+            "pairs" => put_list(&mut self.pairs, value),
+            "smooth" => put(&mut self.smooth, value),
             "tempo" => put(&mut self.tempo, value),
             "threat_ext" => put(&mut self.threat_ext, value),
             "refute_share" => put(&mut self.refute_share, value),
@@ -315,6 +329,12 @@ impl Knobs {
             "q_delta" => put(&mut self.q_delta, value),
             _ => false,
         }
+    }
+
+    /// The value `pairs` gives one pair of line patterns (in either order).
+    pub(crate) fn pair(&self, a: usize, b: usize) -> i32 {
+        let (low, high) = (a.min(b), a.max(b));
+        self.pairs[low * 11 - low * low.saturating_sub(1) / 2 + (high - low)]
     }
 
     /// Plies a late quiet move's first search is reduced by: grows with the depth left and
@@ -362,5 +382,29 @@ impl Knobs {
         } else {
             usize::MAX
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `pairs` holds one entry for each unordered pair of the 11 patterns, in either order.
+    #[test]
+    fn every_pair_of_patterns_has_an_entry_of_its_own() {
+        let mut knobs = Knobs::DEFAULT;
+        for (index, value) in knobs.pairs.iter_mut().enumerate() {
+            *value = index as i32;
+        }
+        let mut seen = [false; 66];
+        for a in 0..11 {
+            for b in a..11 {
+                let index = knobs.pair(a, b);
+                assert_eq!(index, knobs.pair(b, a));
+                assert!(!seen[index as usize], "({a}, {b}) shares entry {index}");
+                seen[index as usize] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 }
