@@ -7,7 +7,8 @@
 
 #[derive(Clone, Debug)]
 pub(crate) struct Knobs {
-    /// Candidate moves a node below the root tries at most (the best by pattern score).
+    /// Candidate moves a node below the root tries at most (the best by pattern score,
+    /// history and killers); a node answering a threat tries every answer.
     pub(crate) moves_per_node: usize,
     /// Plies a null move's search is shallower.
     pub(crate) null_reduction: i32,
@@ -15,7 +16,9 @@ pub(crate) struct Knobs {
     pub(crate) futility1: i32,
     pub(crate) futility2: i32,
     /// Late-move pruning: quiet moves beyond `(lmp_base + depth^lmp_power)`, halved when the
-    /// static evaluation is not improving, are not searched (depth ≤ `lmp_depth`).
+    /// static evaluation is not improving, are not searched (depth ≤ `lmp_depth`); 0 prunes
+    /// by a fixed table at depths 1–4 instead (5, 8, 12, 16 moves), −1 (the default) not at
+    /// all: what the pruning cut, Rapfi's wins were made of.
     pub(crate) lmp_base: f64,
     pub(crate) lmp_power: f64,
     pub(crate) lmp_depth: i32,
@@ -179,13 +182,13 @@ pub(crate) struct LateMove {
 
 impl Knobs {
     const DEFAULT: Knobs = Knobs {
-        moves_per_node: 14,
+        moves_per_node: 24,
         null_reduction: 3,
         futility1: 200,
         futility2: 500,
         lmp_base: 3.0,
         lmp_power: 1.32,
-        lmp_depth: 0,
+        lmp_depth: -1,
         rfp: 150,
         rfp_depth: 6,
         razor: 150,
