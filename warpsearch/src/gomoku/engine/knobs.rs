@@ -18,7 +18,7 @@ pub(crate) struct Knobs {
     /// Late-move pruning: quiet moves beyond `(lmp_base + depth^lmp_power)`, halved when the
     /// static evaluation is not improving, are not searched (depth ≤ `lmp_depth`); 0 prunes
     /// by a fixed table at depths 1–4 instead (5, 8, 12, 16 moves), −1 (the default) not at
-    /// all: what the pruning cut, Rapfi's wins were made of.
+    /// all, which scored better against Rapfi (docs/notes/gomoku-engine.md).
     pub(crate) lmp_base: f64,
     pub(crate) lmp_power: f64,
     pub(crate) lmp_depth: i32,
