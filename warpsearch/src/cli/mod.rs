@@ -404,6 +404,11 @@ struct VctArgs {
     /// The most nodes searched.
     #[arg(long, value_name = "N", default_value_t = 2_000_000)]
     nodes: u64,
+    /// Search by proof numbers (df-pn): the same wins within the same threats, found where the
+    /// defender has the fewest answers first, usually in far fewer nodes than the default
+    /// iterative deepening over the number of threats.
+    #[arg(long)]
+    proof_numbers: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,

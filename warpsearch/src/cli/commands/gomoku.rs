@@ -940,7 +940,11 @@ fn run_vct(args: VctArgs) -> Result<i32, Error> {
         "white"
     };
     let started = std::time::Instant::now();
-    let (found, nodes) = gomoku::engine::find_vct(&board, args.depth, args.nodes);
+    let (found, nodes) = if args.proof_numbers {
+        gomoku::engine::find_vct_by_numbers(&board, args.depth, args.nodes)
+    } else {
+        gomoku::engine::find_vct(&board, args.depth, args.nodes)
+    };
     let seconds = started.elapsed().as_secs_f64();
     let first = found.map(|cell| board.xy(cell));
     if args.json {

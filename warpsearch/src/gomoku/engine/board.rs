@@ -111,8 +111,10 @@ pub struct Board {
     tempo: i32,
     /// The evaluation is the mean of this position's and the one before (see [`Knobs`]).
     smooth: bool,
-    /// Stones within two cells (Chebyshev distance), for move generation.
+    /// Stones within two cells (Chebyshev distance), for move generation; with `wide_near`,
+    /// within three cells or four along a line.
     near: [u8; CELLS],
+    wide_near: bool,
     /// The crossings' values summed over every empty cell, per color.
     value: [i32; 2],
     /// Empty cells where each color would make two open threes at once.
@@ -206,6 +208,7 @@ impl Board {
             tempo: Knobs::get().tempo,
             smooth: Knobs::get().smooth != 0,
             near: [0; CELLS],
+            wide_near: Knobs::get().near_range >= 3,
             value: [0; 2],
             double_threes: [0; 2],
             double_three_bonus: Knobs::get().double_three_bonus,
@@ -332,6 +335,12 @@ impl Board {
     #[inline]
     pub fn hash(&self) -> u64 {
         self.hash
+    }
+
+    /// The hash the position would have with a `color` stone on empty `cell`.
+    #[inline]
+    pub fn hash_with(&self, cell: Cell, color: u8) -> u64 {
+        self.hash ^ zobrist()[usize::from(color - 1)][cell]
     }
 
     /// True when no cell is empty.
@@ -568,8 +577,24 @@ impl Board {
     }
 
     /// Adds `delta` to the stone counts of the 5×5 square around `cell` (move generation
-    /// tries the cells with a stone within two).
+    /// tries the cells with a stone within two), or with `wide_near` of the 7×7 square and
+    /// the cells four away along the lines.
     fn count_near(&mut self, cell: Cell, delta: i8) {
+        if self.wide_near {
+            for dy in -3isize..=3 {
+                for dx in -3isize..=3 {
+                    let other = (cell as isize + dy * STRIDE as isize + dx) as usize;
+                    self.near[other] = self.near[other].wrapping_add_signed(delta);
+                }
+            }
+            for step in DIRECTIONS {
+                for offset in [4 * step, -4 * step] {
+                    let other = (cell as isize + offset) as usize;
+                    self.near[other] = self.near[other].wrapping_add_signed(delta);
+                }
+            }
+            return;
+        }
         for dy in -2isize..=2 {
             for dx in -2isize..=2 {
                 let other = (cell as isize + dy * STRIDE as isize + dx) as usize;

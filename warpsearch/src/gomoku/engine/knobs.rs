@@ -162,6 +162,20 @@ pub(crate) struct Knobs {
     /// Delta pruning in the quiescence (0 turns it off): off the principal variation, a node
     /// whose evaluation is below alpha by more than `q_delta` is not searched for fours.
     pub(crate) q_delta: i32,
+    /// Added to the ordering key of the move that last cut off a node reached by the same
+    /// opponent's move (the counter-move heuristic; 0 turns it off). Above every pattern
+    /// score and below the killers at 500,000.
+    pub(crate) counter_move: i32,
+    /// The cells a node's moves are drawn from: those with a stone within two cells (2), or
+    /// within three cells or four along a line (3, Rapfi's default range).
+    pub(crate) near_range: i32,
+    /// The root's VCT proofs, its own and the opponent's after each root move, by proof
+    /// numbers within this many threats (0: by iterative deepening to 6 and `refute_vct`).
+    pub(crate) pn_threats: u32,
+    /// Per cent of a move's time kept back from the tree search to prove its chosen move safe
+    /// from the opponent's VCT by proof numbers, and the next moves when it is not (0 turns it
+    /// off).
+    pub(crate) verify_share: u32,
 }
 
 /// What the reductions of `wide_lmr` know of a late move.
@@ -237,6 +251,10 @@ impl Knobs {
         forced_ext: 0,
         q_table: 0,
         q_delta: 0,
+        counter_move: 0,
+        near_range: 2,
+        pn_threats: 0,
+        verify_share: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -330,6 +348,10 @@ impl Knobs {
             "forced_ext" => put(&mut self.forced_ext, value),
             "q_table" => put(&mut self.q_table, value),
             "q_delta" => put(&mut self.q_delta, value),
+            "counter_move" => put(&mut self.counter_move, value),
+            "near_range" => put(&mut self.near_range, value),
+            "pn_threats" => put(&mut self.pn_threats, value),
+            "verify_share" => put(&mut self.verify_share, value),
             _ => false,
         }
     }

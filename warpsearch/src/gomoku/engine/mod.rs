@@ -30,7 +30,9 @@ pub mod search;
 
 pub use board::{Board, Cell, MAX_SIZE, MIN_SIZE, Shape, ThreatPoint};
 pub use pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
-pub use search::{Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, think};
+pub use search::{
+    Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, find_vct_by_numbers, think,
+};
 
 #[cfg(test)]
 mod tests {
@@ -743,6 +745,41 @@ mod tests {
         true
     }
 
+    /// Proof numbers find a VCT exactly where iterative deepening does, three and four threats
+    /// deep, on random 11×11 positions (the two searches share their moves, so only the order
+    /// of the search differs).
+    #[test]
+    fn vct_by_proof_numbers_agrees_with_iterative_deepening() {
+        let mut random = kernels::rng::SplitMix64::new(47, 3);
+        let (mut positions, mut wins) = (0, 0);
+        let wanted = if cfg!(debug_assertions) { 4 } else { 40 };
+        while positions < wanted {
+            let n = 11usize;
+            let mut board = Board::new(n, n, GameRule::Freestyle).unwrap();
+            let stones = 10 + (random.next_u64() % 9) as usize;
+            while board.stones() < stones {
+                let (x, y) = (2 + random.next_u64() % 7, 2 + random.next_u64() % 7);
+                let cell = board.cell(x as usize, y as usize);
+                let color = board.side_to_move();
+                if board.at(cell) == EMPTY && !board.five_cells(color).contains(&cell) {
+                    board.place(cell, color);
+                }
+            }
+            positions += 1;
+            for depth in 3..=4 {
+                let (deepening, _) = find_vct(&board, depth, 50_000_000);
+                let (numbers, _) = find_vct_by_numbers(&board, depth, 50_000_000);
+                assert_eq!(
+                    numbers.is_some(),
+                    deepening.is_some(),
+                    "depth {depth}:\n{board:?}"
+                );
+                wins += usize::from(numbers.is_some());
+            }
+        }
+        assert!(wins > 0 || cfg!(debug_assertions), "no position was a VCT");
+    }
+
     /// `find_vct` against the reference on random 8×8 positions without threats, one and two
     /// threat moves deep: the engine's defences (the cells that stop a threat and the
     /// defender's own fours) must be all the defences that matter.
@@ -779,11 +816,17 @@ mod tests {
             positions += 1;
             for depth in 1..=2 {
                 let (engine, _) = find_vct(&board, depth, 50_000_000);
+                let (numbers, _) = find_vct_by_numbers(&board, depth, 50_000_000);
                 let expected = reference_attack(&mut plain, att, depth);
                 assert_eq!(
                     engine.is_some(),
                     expected,
                     "depth {depth}, attacker {att}:\n{board:?}"
+                );
+                assert_eq!(
+                    numbers.is_some(),
+                    expected,
+                    "proof numbers, depth {depth}, attacker {att}:\n{board:?}"
                 );
                 wins += usize::from(expected);
             }

@@ -14,6 +14,8 @@ use super::pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+mod proof;
+
 /// The score of a five on the board now; a win in `n` plies scores `WIN - n`.
 pub const WIN: i32 = 30_000;
 /// Scores beyond this are proven wins or losses.
@@ -234,6 +236,31 @@ struct Scan {
     threats: Vec<Cell>,
 }
 
+impl Scan {
+    /// A VCT attacker's moves: the fours and open threes, fours first, then by score; at
+    /// most 16.
+    fn threats_to_make(&self) -> Vec<Cell> {
+        let mut moves: Vec<&Candidate> = self
+            .candidates
+            .iter()
+            .filter(|c| c.mine >= Shape::Three)
+            .collect();
+        moves.sort_by(|a, b| b.mine.cmp(&a.mine).then(b.score.cmp(&a.score)));
+        moves.truncate(16);
+        moves.iter().map(|c| c.cell).collect()
+    }
+
+    /// A VCT defender's moves against a threat: every cell where the attacker would make a
+    /// four (each real defence is one) and the defender's own fours.
+    fn answers_to_threats(&self) -> Vec<Cell> {
+        self.candidates
+            .iter()
+            .filter(|c| c.theirs >= Shape::Four || c.mine >= Shape::Four)
+            .map(|c| c.cell)
+            .collect()
+    }
+}
+
 /// One thread's searcher.
 struct Searcher<'a> {
     board: Board,
@@ -245,6 +272,9 @@ struct Searcher<'a> {
     flushed: u64,
     killers: [[Cell; 2]; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
+    /// By side and the opponent's last move: the reply that last cut a node off
+    /// (`counter_move`; 0 for none).
+    counters: Box<[[Cell; CELLS]; 2]>,
     /// The depth of the iteration under way (threat extensions stop two plies below it).
     root_depth: usize,
     /// False below a null move (no two in a row).
@@ -281,6 +311,7 @@ impl<'a> Searcher<'a> {
             flushed: 0,
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
+            counters: Box::new([[0; CELLS]; 2]),
             root_depth: 0,
             null_allowed: true,
             evals: [0; MAX_PLY],
@@ -545,6 +576,7 @@ impl<'a> Searcher<'a> {
     ) -> Vec<Cell> {
         let side = usize::from(me - 1);
         let last = self.board.moves().last().copied();
+        let counter = last.map_or(0, |l| self.counters[side][l]);
         // Against a threat, a move is the side's own four or a cell where the opponent would
         // make a four: every defence is one (a stone that stops an open four or a double four
         // sits where the attacker's stone would make a four).
@@ -572,6 +604,9 @@ impl<'a> Searcher<'a> {
                 let mut key = c.score + self.history[side][c.cell].min(5_000) / 8;
                 if self.knobs.near_order != 0 && last.is_some_and(|l| Board::in_reach(l, c.cell)) {
                     key += self.knobs.near_order;
+                }
+                if self.knobs.counter_move != 0 && c.cell == counter {
+                    key += self.knobs.counter_move;
                 }
                 if Some(c.cell) == hash_move {
                     key += 1 << 24;
@@ -925,6 +960,9 @@ impl<'a> Searcher<'a> {
                     }
                     let side = usize::from(me - 1);
                     self.history[side][cell] += depth * depth;
+                    if let Some(&last) = self.board.moves().last() {
+                        self.counters[side][last] = cell;
+                    }
                     if knobs.history_malus > 0 {
                         // The moves tried before it did not cut: they move down.
                         for &tried in &moves[..index] {
@@ -1158,15 +1196,7 @@ impl<'a> Searcher<'a> {
         {
             return Some(cell);
         }
-        let mut moves: Vec<&Candidate> = scan
-            .candidates
-            .iter()
-            .filter(|c| c.mine >= Shape::Three)
-            .collect();
-        moves.sort_by(|a, b| b.mine.cmp(&a.mine).then(b.score.cmp(&a.score)));
-        moves.truncate(16);
-        let moves: Vec<Cell> = moves.iter().map(|c| c.cell).collect();
-        for cell in moves {
+        for cell in scan.threats_to_make() {
             self.board.place(cell, me);
             let won = self.vct_defend(depth - 1, failed);
             self.board.undo();
@@ -1205,14 +1235,8 @@ impl<'a> Searcher<'a> {
         if !scan.threatened {
             return false; // the attacker's last move threatened nothing
         }
-        let defences: Vec<Cell> = scan
-            .candidates
-            .iter()
-            .filter(|c| c.theirs >= Shape::Four || c.mine >= Shape::Four)
-            .map(|c| c.cell)
-            .collect();
         let _ = attacker;
-        for cell in defences {
+        for cell in scan.answers_to_threats() {
             self.board.place(cell, me);
             let won = self.vct(depth, failed).is_some();
             self.board.undo();
@@ -1309,7 +1333,17 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
             nodes.load(Ordering::Relaxed),
         ));
     }
-    if !stop.load(Ordering::Relaxed) {
+    if !stop.load(Ordering::Relaxed) && probe.knobs.pn_threats > 0 {
+        if let Some(cell) = probe.vct_by_numbers(probe.knobs.pn_threats, &mut Default::default()) {
+            probe.flush();
+            return Some(outcome(
+                cell,
+                WIN_BOUND,
+                Reason::Vct,
+                nodes.load(Ordering::Relaxed),
+            ));
+        }
+    } else if !stop.load(Ordering::Relaxed) {
         let mut failed = rustc_hash::FxHashMap::default();
         for depth in [2, 3, 4, 5, 6] {
             if let Some(cell) = probe.vct(depth, &mut failed) {
@@ -1362,50 +1396,48 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
         ));
     }
     let max_depth = options.limits.depth.unwrap_or(60).clamp(1, 60) as i32;
-    let best = std::sync::Mutex::new((root_moves[0], 0i32, 0u32));
-    let threads = options.threads.max(1);
-    std::thread::scope(|scope| {
-        for thread in 1..threads {
-            let mut helper = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
-            let mut moves = root_moves.clone();
-            scope.spawn(move || {
-                let mut depth = 1 + (thread as i32 % 2);
-                while depth <= max_depth && !helper.stop.load(Ordering::Relaxed) {
-                    helper.root(depth, &mut moves, -WIN - 1, WIN + 1);
-                    depth += 1;
-                }
-                helper.flush();
-            });
+    // With `verify_share`, the tree search leaves that share of the time to prove the chosen
+    // move safe from the opponent's VCT (see `verified`).
+    let verify = f64::from(probe.knobs.verify_share.min(90)) / 100.0;
+    let search_limits = Limits {
+        deadline: options.limits.deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now).mul_f64(1.0 - verify)
+        }),
+        nodes: options.limits.nodes.map(|n| {
+            let used = nodes.load(Ordering::Relaxed);
+            used + (n.saturating_sub(used) as f64 * (1.0 - verify)) as u64
+        }),
+        depth: options.limits.depth,
+    };
+    let search = |limits: Limits, moves: &mut Vec<Cell>| {
+        tree_search(
+            board,
+            table,
+            &stop,
+            &nodes,
+            limits,
+            options.threads,
+            max_depth,
+            moves,
+        )
+    };
+    let (mut cell, mut score, mut depth) = search(search_limits, &mut root_moves);
+    if verify > 0.0 && score.abs() < WIN_BOUND {
+        // The chosen move, and the next ones while they are lost, against the opponent's VCT;
+        // the time left after that goes back to the tree search without the lost moves.
+        stop.store(false, Ordering::Relaxed);
+        probe.limits = options.limits;
+        let lost = lost_moves(&mut probe, &root_moves);
+        if lost.len() < root_moves.len() {
+            root_moves.retain(|m| !lost.contains(m));
         }
-        let mut main = Searcher::new(board.clone(), table, &stop, &nodes, options.limits);
-        for depth in 1..=max_depth {
-            let last = (depth > 1).then(|| best.lock().unwrap_or_else(|e| e.into_inner()).1);
-            let result = main.root_aspirated(depth, &mut root_moves, last);
-            if let Some((cell, score)) = result {
-                let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
-                // A stopped iteration's best is kept only when it searched the previous best
-                // first (the move list is ordered by the last iteration).
-                *best = (
-                    cell,
-                    score,
-                    if stop.load(Ordering::Relaxed) {
-                        best.2
-                    } else {
-                        depth as u32
-                    },
-                );
-                if score.abs() > WIN_BOUND {
-                    break;
-                }
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
+        if !stop.load(Ordering::Relaxed) && root_moves.len() > 1 {
+            (cell, score, depth) = search(options.limits, &mut root_moves);
+        } else {
+            cell = root_moves[0];
         }
-        stop.store(true, Ordering::Relaxed);
-        main.flush();
-    });
-    let (cell, score, depth) = *best.lock().unwrap_or_else(|e| e.into_inner());
+    }
     Some(Outcome {
         best: cell,
         score,
@@ -1457,7 +1489,17 @@ fn refute(
         probe.board.place(cell, me);
         let mut failed = rustc_hash::FxHashMap::default();
         let mut lost = probe.vcf(30, &mut failed).is_some();
-        let mut depth = 2;
+        if !lost && probe.knobs.pn_threats > 0 && !probe.stop.load(Ordering::Relaxed) {
+            let threats = probe.knobs.pn_threats;
+            lost = probe
+                .vct_by_numbers(threats, &mut Default::default())
+                .is_some();
+        }
+        let mut depth = if probe.knobs.pn_threats > 0 {
+            u32::MAX
+        } else {
+            2
+        };
         while !lost && depth <= probe.knobs.refute_vct && !probe.stop.load(Ordering::Relaxed) {
             lost = probe.vct(depth, &mut failed).is_some();
             depth += 1;
@@ -1470,6 +1512,95 @@ fn refute(
     probe.flush();
     probe.limits = options.limits;
     kept
+}
+
+/// Iterative deepening over `moves` (reordered best first by each iteration) on `threads`
+/// threads (lazy SMP) until `limits`: the best move, its score and the last depth completed.
+#[allow(clippy::too_many_arguments)]
+fn tree_search(
+    board: &Board,
+    table: &Table,
+    stop: &AtomicBool,
+    nodes: &AtomicU64,
+    limits: Limits,
+    threads: usize,
+    max_depth: i32,
+    moves: &mut Vec<Cell>,
+) -> (Cell, i32, u32) {
+    let best = std::sync::Mutex::new((moves[0], 0i32, 0u32));
+    std::thread::scope(|scope| {
+        for thread in 1..threads.max(1) {
+            let mut helper = Searcher::new(board.clone(), table, stop, nodes, limits);
+            let mut moves = moves.clone();
+            scope.spawn(move || {
+                let mut depth = 1 + (thread as i32 % 2);
+                while depth <= max_depth && !helper.stop.load(Ordering::Relaxed) {
+                    helper.root(depth, &mut moves, -WIN - 1, WIN + 1);
+                    depth += 1;
+                }
+                helper.flush();
+            });
+        }
+        let mut main = Searcher::new(board.clone(), table, stop, nodes, limits);
+        for depth in 1..=max_depth {
+            let last = (depth > 1).then(|| best.lock().unwrap_or_else(|e| e.into_inner()).1);
+            let result = main.root_aspirated(depth, moves, last);
+            if let Some((cell, score)) = result {
+                let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
+                // A stopped iteration's best is kept only when it searched the previous best
+                // first (the move list is ordered by the last iteration).
+                *best = (
+                    cell,
+                    score,
+                    if stop.load(Ordering::Relaxed) {
+                        best.2
+                    } else {
+                        depth as u32
+                    },
+                );
+                if score.abs() > WIN_BOUND {
+                    break;
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        main.flush();
+    });
+    best.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The root's moves, in the last iteration's order, after which the opponent has a VCF or a
+/// VCT within `pn_threats` threats (10 when that is 0) found by proof numbers before the
+/// probe's limits: checked from the first until one is not lost (at most four).
+fn lost_moves(probe: &mut Searcher<'_>, moves: &[Cell]) -> Vec<Cell> {
+    let me = probe.me();
+    let threats = match probe.knobs.pn_threats {
+        0 => 10,
+        n => n,
+    };
+    let mut lost = Vec::new();
+    for &cell in moves.iter().take(4) {
+        probe.board.place(cell, me);
+        let wins = probe
+            .vcf(30, &mut rustc_hash::FxHashMap::default())
+            .is_some()
+            || !probe.stop.load(Ordering::Relaxed)
+                && probe
+                    .vct_by_numbers(threats, &mut Default::default())
+                    .is_some();
+        probe.board.undo();
+        if wins {
+            lost.push(cell);
+        }
+        if !wins || probe.stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    probe.flush();
+    lost
 }
 
 /// Any empty cell `me` may play, nearest the centre first.
@@ -1501,6 +1632,22 @@ pub fn find_vcf(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
     };
     let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
     let found = searcher.vcf(depth, &mut rustc_hash::FxHashMap::default());
+    searcher.flush();
+    (found, counter.load(Ordering::Relaxed))
+}
+
+/// [`find_vct`] by proof numbers (see `search/proof.rs`): the same wins, searched where the
+/// defender has the fewest answers first.
+pub fn find_vct_by_numbers(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
+    let table = Table::new(1);
+    let stop = AtomicBool::new(false);
+    let counter = AtomicU64::new(0);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
+    let found = searcher.vct_by_numbers(depth, &mut Default::default());
     searcher.flush();
     (found, counter.load(Ordering::Relaxed))
 }
