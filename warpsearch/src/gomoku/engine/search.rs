@@ -1323,42 +1323,37 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
         nodes: proof_nodes,
         depth: None,
     };
-    let mut failed = rustc_hash::FxHashMap::default();
-    if let Some(cell) = probe.vcf(40, &mut failed) {
+    // A VCF, else a VCT (by proof numbers with `pn_threats`, else deepening to 6 threats).
+    let proven = probe
+        .vcf(40, &mut rustc_hash::FxHashMap::default())
+        .map(|cell| (cell, Reason::Vcf))
+        .or_else(|| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let threats = probe.knobs.pn_threats;
+            let found = if threats > 0 {
+                probe.vct_by_numbers(threats, &mut Default::default())
+            } else {
+                let mut failed = rustc_hash::FxHashMap::default();
+                (2..=6)
+                    .map_while(|depth| {
+                        let found = probe.vct(depth, &mut failed);
+                        (!stop.load(Ordering::Relaxed) || found.is_some()).then_some(found)
+                    })
+                    .flatten()
+                    .next()
+            };
+            found.map(|cell| (cell, Reason::Vct))
+        });
+    if let Some((cell, reason)) = proven {
         probe.flush();
         return Some(outcome(
             cell,
             WIN_BOUND,
-            Reason::Vcf,
+            reason,
             nodes.load(Ordering::Relaxed),
         ));
-    }
-    if !stop.load(Ordering::Relaxed) && probe.knobs.pn_threats > 0 {
-        if let Some(cell) = probe.vct_by_numbers(probe.knobs.pn_threats, &mut Default::default()) {
-            probe.flush();
-            return Some(outcome(
-                cell,
-                WIN_BOUND,
-                Reason::Vct,
-                nodes.load(Ordering::Relaxed),
-            ));
-        }
-    } else if !stop.load(Ordering::Relaxed) {
-        let mut failed = rustc_hash::FxHashMap::default();
-        for depth in [2, 3, 4, 5, 6] {
-            if let Some(cell) = probe.vct(depth, &mut failed) {
-                probe.flush();
-                return Some(outcome(
-                    cell,
-                    WIN_BOUND,
-                    Reason::Vct,
-                    nodes.load(Ordering::Relaxed),
-                ));
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-        }
     }
     probe.flush();
     stop.store(false, Ordering::Relaxed);
@@ -1620,9 +1615,13 @@ fn any_allowed(searcher: &mut Searcher<'_>, me: u8) -> Option<Cell> {
     cells.into_iter().find(|&c| searcher.allowed(c, me))
 }
 
-/// Proves or refutes a VCF for the side to move within `depth` fours and `nodes` nodes: its
-/// first move when one is found.
-pub fn find_vcf(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
+/// Runs `proof` on a searcher of `board` limited to `nodes` nodes: its answer and the nodes
+/// it searched.
+fn proof_within(
+    board: &Board,
+    nodes: u64,
+    proof: impl FnOnce(&mut Searcher<'_>) -> Option<Cell>,
+) -> (Option<Cell>, u64) {
     let table = Table::new(1);
     let stop = AtomicBool::new(false);
     let counter = AtomicU64::new(0);
@@ -1631,48 +1630,40 @@ pub fn find_vcf(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
         ..Limits::default()
     };
     let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
-    let found = searcher.vcf(depth, &mut rustc_hash::FxHashMap::default());
+    let found = proof(&mut searcher);
     searcher.flush();
     (found, counter.load(Ordering::Relaxed))
+}
+
+/// Proves or refutes a VCF for the side to move within `depth` fours and `nodes` nodes: its
+/// first move when one is found.
+pub fn find_vcf(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
+    proof_within(board, nodes, |searcher| {
+        searcher.vcf(depth, &mut rustc_hash::FxHashMap::default())
+    })
 }
 
 /// [`find_vct`] by proof numbers (see `search/proof.rs`): the same wins, searched where the
 /// defender has the fewest answers first.
 pub fn find_vct_by_numbers(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
-    let table = Table::new(1);
-    let stop = AtomicBool::new(false);
-    let counter = AtomicU64::new(0);
-    let limits = Limits {
-        nodes: Some(nodes),
-        ..Limits::default()
-    };
-    let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
-    let found = searcher.vct_by_numbers(depth, &mut Default::default());
-    searcher.flush();
-    (found, counter.load(Ordering::Relaxed))
+    proof_within(board, nodes, |searcher| {
+        searcher.vct_by_numbers(depth, &mut Default::default())
+    })
 }
 
 /// Proves or refutes a VCT (wins by fours and open threes against every defence) for the side
 /// to move within `depth` threats and `nodes` nodes.
 pub fn find_vct(board: &Board, depth: u32, nodes: u64) -> (Option<Cell>, u64) {
-    let table = Table::new(1);
-    let stop = AtomicBool::new(false);
-    let counter = AtomicU64::new(0);
-    let limits = Limits {
-        nodes: Some(nodes),
-        ..Limits::default()
-    };
-    let mut searcher = Searcher::new(board.clone(), &table, &stop, &counter, limits);
-    let mut found = None;
-    let mut failed = rustc_hash::FxHashMap::default();
-    for d in 1..=depth {
-        found = searcher.vct(d, &mut failed);
-        if found.is_some() || stop.load(Ordering::Relaxed) {
-            break;
+    proof_within(board, nodes, |searcher| {
+        let mut failed = rustc_hash::FxHashMap::default();
+        for d in 1..=depth {
+            let found = searcher.vct(d, &mut failed);
+            if found.is_some() || searcher.stop.load(Ordering::Relaxed) {
+                return found;
+            }
         }
-    }
-    searcher.flush();
-    (found, counter.load(Ordering::Relaxed))
+        None
+    })
 }
 
 #[cfg(test)]
