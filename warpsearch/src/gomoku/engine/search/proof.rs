@@ -29,6 +29,25 @@ enum Turn {
     Defender,
 }
 
+impl Turn {
+    fn other(self) -> Turn {
+        match self {
+            Turn::Attacker => Turn::Defender,
+            Turn::Defender => Turn::Attacker,
+        }
+    }
+
+    /// A pair of (proof, disproof) numbers as (the one the node takes the least of over its
+    /// children, the one it sums), and back: an attacker's node is proven by one child, a
+    /// defender's disproven by one.
+    fn own_first(self, (a, b): (u32, u32)) -> (u32, u32) {
+        match self {
+            Turn::Attacker => (a, b),
+            Turn::Defender => (b, a),
+        }
+    }
+}
+
 impl Searcher<'_> {
     /// The attacker (the side to move) wins by threats within `threats` threat moves: its
     /// first move, when proven within the node limit.
@@ -74,10 +93,7 @@ impl Searcher<'_> {
             numbers.insert(key, result);
             return result;
         }
-        let next = match turn {
-            Turn::Attacker => Turn::Defender,
-            Turn::Defender => Turn::Attacker,
-        };
+        let next = turn.other();
         let mover = self.me();
         let mut result;
         loop {
@@ -87,10 +103,7 @@ impl Searcher<'_> {
             let (mut least, mut second, mut sum, mut best) = (INFINITE, INFINITE, 0u32, 0);
             for (index, &(_, child)) in children.iter().enumerate() {
                 let (p, d) = numbers.get(&child).copied().unwrap_or((1, 1));
-                let (own, other) = match turn {
-                    Turn::Attacker => (p, d),
-                    Turn::Defender => (d, p),
-                };
+                let (own, other) = turn.own_first((p, d));
                 if own < least {
                     second = least;
                     least = own;
@@ -100,23 +113,13 @@ impl Searcher<'_> {
                 }
                 sum = (sum + other).min(INFINITE);
             }
-            result = match turn {
-                Turn::Attacker => (least, sum),
-                Turn::Defender => (sum, least),
-            };
-            let (own_limit, other_limit) = match turn {
-                Turn::Attacker => (proof_limit, disproof_limit),
-                Turn::Defender => (disproof_limit, proof_limit),
-            };
+            result = turn.own_first((least, sum));
+            let (own_limit, other_limit) = turn.own_first((proof_limit, disproof_limit));
             if least >= own_limit || sum >= other_limit || self.stop.load(Ordering::Relaxed) {
                 break;
             }
             let (cell, child) = children[best];
-            let (p, d) = numbers.get(&child).copied().unwrap_or((1, 1));
-            let child_other = match turn {
-                Turn::Attacker => d,
-                Turn::Defender => p,
-            };
+            let (_, child_other) = turn.own_first(numbers.get(&child).copied().unwrap_or((1, 1)));
             // The best child is searched until it is no longer best (a quarter more than the
             // second's number, which keeps the search from switching back and forth) or the
             // node's sum reaches its limit.
@@ -126,22 +129,9 @@ impl Searcher<'_> {
                 .min(INFINITE);
             let child_threats = threats - u32::from(turn == Turn::Attacker && !forced);
             self.board.place(cell, mover);
-            match turn {
-                Turn::Attacker => self.prove(
-                    next,
-                    child_threats,
-                    own_child_limit,
-                    other_child_limit,
-                    numbers,
-                ),
-                Turn::Defender => self.prove(
-                    next,
-                    child_threats,
-                    other_child_limit,
-                    own_child_limit,
-                    numbers,
-                ),
-            };
+            let (child_proof, child_disproof) =
+                turn.own_first((own_child_limit, other_child_limit));
+            self.prove(next, child_threats, child_proof, child_disproof, numbers);
             self.board.undo();
         }
         if !self.stop.load(Ordering::Relaxed) {
@@ -161,10 +151,7 @@ impl Searcher<'_> {
         const DISPROVEN: (u32, u32) = (INFINITE, 0);
         let me = self.me();
         let them = opponent(me);
-        let next = match turn {
-            Turn::Attacker => Turn::Defender,
-            Turn::Defender => Turn::Attacker,
-        };
+        let next = turn.other();
         let (win, loss) = match turn {
             Turn::Attacker => (PROVEN, DISPROVEN),
             Turn::Defender => (DISPROVEN, PROVEN),
