@@ -97,10 +97,21 @@ fn crossing_of(patterns: [Pattern; 4], knobs: &Knobs) -> Crossing {
             }
         }
     }
+    // The hand-set scores (left out with `policy_alone`), plus the fitted policy's weights
+    // scaled by `policy`/100.
+    let hand_set = i32::from(knobs.policy_alone == 0);
+    let (mut attack, mut defence) = (
+        hand_set * patterns.iter().map(|&p| ATTACK[p as usize]).sum::<i32>(),
+        hand_set * patterns.iter().map(|&p| DEFENCE[p as usize]).sum::<i32>(),
+    );
+    if knobs.policy > 0 {
+        attack += super::policy::mine(patterns) * knobs.policy / 100;
+        defence += super::policy::theirs(patterns) * knobs.policy / 100;
+    }
     Crossing {
         value,
-        attack: patterns.iter().map(|&p| ATTACK[p as usize]).sum(),
-        defence: patterns.iter().map(|&p| DEFENCE[p as usize]).sum(),
+        attack,
+        defence,
         shape,
     }
 }

@@ -103,6 +103,11 @@ pub(crate) struct Knobs {
     /// Added to the ordering key of a cell that shares a line window with the opponent's last
     /// stone (0 turns it off).
     pub(crate) near_order: i32,
+    /// The fitted move-ordering policy ([`policy`](super::policy)), scaled by `policy`/100,
+    /// added to each candidate's ordering score (0 turns it off); with `policy_alone=1` it
+    /// replaces the hand-set per-pattern scores and shape bonuses.
+    pub(crate) policy: i32,
+    pub(crate) policy_alone: i32,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
     /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
     /// PV nodes and one more at a node that is not improving, 1.8 more at an expected cut node
@@ -255,6 +260,8 @@ impl Knobs {
         near_range: 2,
         pn_threats: 0,
         verify_share: 0,
+        policy: 0,
+        policy_alone: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -328,6 +335,8 @@ impl Knobs {
             "leaf_threat" => put(&mut self.leaf_threat, value),
             "far_reduction" => put(&mut self.far_reduction, value),
             "near_order" => put(&mut self.near_order, value),
+            "policy" => put(&mut self.policy, value),
+            "policy_alone" => put(&mut self.policy_alone, value),
             "wide_lmr" => put(&mut self.wide_lmr, value),
             "weak_reduction" => put(&mut self.weak_reduction, value),
             "weak_score" => put(&mut self.weak_score, value),

@@ -25,13 +25,15 @@ pub mod crossing;
 mod knobs;
 pub mod matches;
 pub mod pattern;
+mod policy;
 pub mod protocol;
 pub mod search;
 
 pub use board::{Board, Cell, MAX_SIZE, MIN_SIZE, Shape, ThreatPoint};
 pub use pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 pub use search::{
-    Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, find_vct_by_numbers, think,
+    Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, find_vct_by_numbers, shape_bonus,
+    think,
 };
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 use super::board::{Board, CELLS, Cell, Shape, opponent};
 use super::knobs::{Knobs, LateMove};
 use super::pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
+use super::policy;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -205,6 +206,23 @@ fn from_table(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The hand-set move-ordering bonus of a cell where the side to move makes `mine` and the
+/// opponent would make `theirs`: threats that win or force a win come first.
+pub fn shape_bonus(mine: Shape, theirs: Shape) -> i32 {
+    let mine = match mine {
+        Shape::FourThree => 3_000,
+        Shape::DoubleThree => 1_000,
+        Shape::Four => 200,
+        _ => 0,
+    };
+    let theirs = match theirs {
+        Shape::FourThree => 1_500,
+        Shape::DoubleThree => 500,
+        _ => 0,
+    };
+    mine + theirs
+}
+
 /// A candidate move with what it makes for both sides.
 #[derive(Clone, Copy)]
 struct Candidate {
@@ -367,6 +385,11 @@ impl<'a> Searcher<'a> {
         let mut candidates = Vec::with_capacity(64);
         let mut threats = Vec::new();
         let mut open_four = None;
+        let recent = {
+            let played = self.board.moves();
+            let n = played.len();
+            [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
+        };
         for i in 0..self.board.board_cells().len() {
             let cell = self.board.board_cells()[i];
             if self.board.at(cell) != EMPTY || !self.board.is_near(cell) {
@@ -385,17 +408,13 @@ impl<'a> Searcher<'a> {
                 open_four = Some(cell);
             }
             let mut score = self.board.attack(cell, me) + self.board.defence(cell, them);
-            score += match my_shape {
-                Shape::FourThree => 3_000,
-                Shape::DoubleThree => 1_000,
-                Shape::Four => 200,
-                _ => 0,
-            };
-            score += match their_shape {
-                Shape::FourThree => 1_500,
-                Shape::DoubleThree => 500,
-                _ => 0,
-            };
+            if self.knobs.policy > 0 {
+                score += policy::near(&self.board, cell, recent) * self.knobs.policy / 100;
+            }
+            // The shape bonuses are in the policy's own tables when it orders alone.
+            if self.knobs.policy_alone == 0 {
+                score += shape_bonus(my_shape, their_shape);
+            }
             candidates.push(Candidate {
                 cell,
                 score,
