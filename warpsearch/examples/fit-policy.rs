@@ -1,9 +1,10 @@
 //! Fits the Gomoku engine's move-ordering policy (`src/gomoku/engine/policy.rs`) to the moves a
-//! stronger engine played in recorded games, and writes that file.
+//! stronger engine played in recorded games, and writes its weights (`policy/weights.rs`).
 //!
 //! ```text
 //! cargo run --release -p warpsearch --example fit-policy -- \
-//!     results/2026-11-28-gomoku-tuning/batch*.jsonl > warpsearch/src/gomoku/engine/policy.rs
+//!     results/2026-11-28-gomoku-tuning/batch*.jsonl \
+//!     > warpsearch/src/gomoku/engine/policy/weights.rs
 //! cargo fmt
 //! ```
 //!
@@ -48,7 +49,7 @@ const SEED: u64 = 1;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let files: Vec<String> = std::env::args().skip(1).collect();
     if files.is_empty() {
-        return Err("usage: fit-policy GAMES.jsonl… > policy.rs".into());
+        return Err("usage: fit-policy GAMES.jsonl… > weights.rs".into());
     }
     let mut index: HashMap<Feature, usize> = HashMap::new();
     let (mut train, mut held_out) = (Vec::new(), Vec::new());
@@ -266,7 +267,7 @@ fn accuracy(positions: &[Vec<Candidate>], key: impl Fn(&Candidate) -> f64) -> (f
     (100.0 * first as f64 / n, 100.0 * three as f64 / n)
 }
 
-/// The policy module's source.
+/// The source of the policy's weights module.
 fn source(
     index: &HashMap<Feature, usize>,
     weights: &[f64],
@@ -310,28 +311,21 @@ fn source(
     let mut out = String::new();
     let _ = write!(
         out,
-        "//! Move ordering fitted to a stronger engine's choices (written by `cargo run --release -p
-//! warpsearch --example fit-policy`, then `cargo fmt`; that file says how): a multinomial logit
-//! over a position's candidate cells that predicts the move the teacher played, from the cell's
-//! four line patterns for the side to move and for the opponent (each line's pattern, and a term
-//! for each multiset of four), and its distances to the last two stones. Weights in hundredths
-//! of a logit. Off unless the `policy` knob is set.
+        "//! The policy's weights, in hundredths of a logit (written by `cargo run --release -p warpsearch
+//! --example fit-policy`, then `cargo fmt`; that file says from what and how).
 //!
 //! Fitted to {fitted_on} positions; on {held_out} held out, the teacher's move is this
 //! ordering's first in {:.1} % and among its first three in {:.1} % (the hand-set scores:
 //! {:.1} % and {:.1} %).
 
-use super::board::{{Board, Cell}};
-use super::pattern::Pattern;
-
-/// Each line pattern's weight for the side that plays the cell, in [`Pattern`] order.
-const LINE_MINE: [i32; 11] = [{}];
+/// Each line pattern's weight for the side that plays the cell, in `Pattern` order.
+pub(super) const LINE_MINE: [i32; 11] = [{}];
 /// Each line pattern's weight for the side whose lines the cell blocks.
-const LINE_THEIRS: [i32; 11] = [{}];
+pub(super) const LINE_THEIRS: [i32; 11] = [{}];
 /// By Chebyshev distance (1..=5, farther as 5) to the opponent's last stone.
-const NEAR_LAST: [i32; 6] = [{}];
+pub(super) const NEAR_LAST: [i32; 6] = [{}];
 /// By Chebyshev distance to the side's own last stone.
-const NEAR_OWN: [i32; 6] = [{}];
+pub(super) const NEAR_OWN: [i32; 6] = [{}];
 ",
         fitted.0,
         fitted.1,
@@ -353,7 +347,7 @@ const NEAR_OWN: [i32; 6] = [{}];
         let entries = multisets(mine);
         let _ = writeln!(
             out,
-            "/// The four patterns' multiset (ascending, the smallest as the lowest base-11 digit) and its\n/// weight beyond its lines' own, for {whose}; sorted by code.\nconst {name}: [(u16, i16); {}] = [",
+            "/// The four patterns' multiset (ascending, the smallest as the lowest base-11 digit) and its\n/// weight beyond its lines' own, for {whose}; sorted by code.\npub(super) const {name}: [(u16, i16); {}] = [",
             entries.len()
         );
         let mut row = String::from("   ");
@@ -367,68 +361,5 @@ const NEAR_OWN: [i32; 6] = [{}];
         }
         let _ = writeln!(out, "{row}\n];");
     }
-    out.push_str(
-        "
-fn multiset(patterns: [Pattern; 4]) -> u16 {
-    let mut p = patterns.map(|p| p as u16);
-    p.sort_unstable();
-    p[0] + 11 * p[1] + 121 * p[2] + 1331 * p[3]
-}
-
-fn weight(patterns: [Pattern; 4], line: &[i32; 11], multisets: &[(u16, i16)]) -> i32 {
-    let rest = multisets
-        .binary_search_by_key(&multiset(patterns), |&(k, _)| k)
-        .map_or(0, |i| i32::from(multisets[i].1));
-    patterns.iter().map(|&p| line[p as usize]).sum::<i32>() + rest
-}
-
-/// The policy's weight of a cell's four patterns for the side that plays it.
-pub(crate) fn mine(patterns: [Pattern; 4]) -> i32 {
-    weight(patterns, &LINE_MINE, &MULTISET_MINE)
-}
-
-/// The policy's weight of a cell's four patterns for the side whose lines it blocks.
-pub(crate) fn theirs(patterns: [Pattern; 4]) -> i32 {
-    weight(patterns, &LINE_THEIRS, &MULTISET_THEIRS)
-}
-
-/// The policy's weight of `cell`'s distances to the last two stones (`recent`: the opponent's
-/// last, then the side's own).
-pub(crate) fn near(board: &Board, cell: Cell, recent: [Option<Cell>; 2]) -> i32 {
-    let distance = |stone: Option<Cell>| {
-        stone.map_or(5, |s| {
-            let (a, b) = (board.xy(s), board.xy(cell));
-            a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)).min(5)
-        })
-    };
-    NEAR_LAST[distance(recent[0])] + NEAR_OWN[distance(recent[1])]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn multiset_tables_are_sorted_and_hold_ascending_codes() {
-        for table in [&MULTISET_MINE[..], &MULTISET_THEIRS[..]] {
-            assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
-            for &(code, _) in table {
-                let digits = [0, 1, 2, 3].map(|d| code / 11u16.pow(d) % 11);
-                assert!(code < 14_641 && digits.windows(2).all(|w| w[0] <= w[1]), \"{code}\");
-            }
-        }
-    }
-
-    #[test]
-    fn a_cells_weight_does_not_depend_on_which_line_holds_which_pattern() {
-        let cell = [Pattern::F3, Pattern::B1, Pattern::F2, Pattern::Dead];
-        let turned = [Pattern::Dead, Pattern::F2, Pattern::F3, Pattern::B1];
-        assert_eq!(mine(cell), mine(turned));
-        assert_eq!(theirs(cell), theirs(turned));
-        assert_ne!(mine(cell), mine([Pattern::Dead; 4]));
-    }
-}
-",
-    );
     out
 }
