@@ -97,7 +97,7 @@ fn crossing_of(patterns: [Pattern; 4], knobs: &Knobs) -> Crossing {
             }
         }
     }
-    // The hand-set scores (left out with `policy_alone`), plus the fitted policy's weights
+    // The hand-set scores (left out with `policy_alone` 1 or 2), plus the fitted policy's weights
     // scaled by `policy`/100.
     let hand_set = i32::from(knobs.policy_alone == 0);
     let (mut attack, mut defence) = (

@@ -105,7 +105,8 @@ pub(crate) struct Knobs {
     pub(crate) near_order: i32,
     /// The fitted move-ordering policy ([`policy`](super::policy)), scaled by `policy`/100,
     /// added to each candidate's ordering score (0 turns it off); with `policy_alone=1` it
-    /// replaces the hand-set per-pattern scores and shape bonuses.
+    /// replaces the hand-set per-pattern scores and shape bonuses, and with `policy_alone=2`
+    /// as well but with the cells where either side makes an open three or more kept first.
     pub(crate) policy: i32,
     pub(crate) policy_alone: i32,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is

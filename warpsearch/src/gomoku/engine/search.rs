@@ -411,6 +411,13 @@ impl<'a> Searcher<'a> {
             if self.knobs.policy > 0 {
                 score += policy::near(&self.board, cell, recent) * self.knobs.policy / 100;
             }
+            // With `policy_alone=2`, cells where either side makes an open three or more stay
+            // ahead of the policy's quiet moves (and so inside the cap on candidates).
+            if self.knobs.policy_alone == 2
+                && (my_shape >= Shape::Three || their_shape >= Shape::Three)
+            {
+                score += 100_000;
+            }
             // The shape bonuses are in the policy's own tables when it orders alone.
             if self.knobs.policy_alone == 0 {
                 score += shape_bonus(my_shape, their_shape);
