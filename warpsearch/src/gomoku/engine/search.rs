@@ -385,10 +385,11 @@ impl<'a> Searcher<'a> {
         let mut candidates = Vec::with_capacity(64);
         let mut threats = Vec::new();
         let mut open_four = None;
-        let recent = {
-            let played = self.board.moves();
-            let n = played.len();
-            [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
+        // Read only by the policy's distance terms.
+        let recent = if self.knobs.policy > 0 {
+            self.last_two()
+        } else {
+            [None; 2]
         };
         for i in 0..self.board.board_cells().len() {
             let cell = self.board.board_cells()[i];
@@ -584,6 +585,14 @@ impl<'a> Searcher<'a> {
         });
         self.board.undo();
         stopped
+    }
+
+    /// The last two stones: the opponent's last, then the side's own before it.
+    #[inline]
+    fn last_two(&self) -> [Option<Cell>; 2] {
+        let played = self.board.moves();
+        let n = played.len();
+        [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
     }
 
     #[inline]
@@ -808,12 +817,7 @@ impl<'a> Searcher<'a> {
             1
         };
         let threes_before = self.board.open_four_count(me);
-        // The last two stones (the opponent's last and the side's own before it).
-        let recent = {
-            let played = self.board.moves();
-            let n = played.len();
-            [n.checked_sub(1), n.checked_sub(2)].map(|i| i.map(|i| played[i]))
-        };
+        let recent = self.last_two();
         let cut_node = self.cut_nodes[ply];
         // Far above beta at an expected cut node: the moves but fours are searched shallower
         // (`fail_high`, Rapfi's fail-high reduction).
