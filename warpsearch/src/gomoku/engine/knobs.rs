@@ -109,6 +109,12 @@ pub(crate) struct Knobs {
     /// as well but with the cells where either side makes an open three or more kept first.
     pub(crate) policy: i32,
     pub(crate) policy_alone: i32,
+    /// At the root of a position where the opponent has no four or open three, only the
+    /// `root_keep` moves the fitted policy ranks first are searched, with every cell where
+    /// either side makes an open three or more (0 searches every candidate). The policy holds
+    /// what the stronger engine plays in quiet positions, which a search of 10–12 plies cannot
+    /// judge; the search still chooses among them.
+    pub(crate) root_keep: usize,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
     /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
     /// PV nodes and one more at a node that is not improving, 1.8 more at an expected cut node
@@ -263,6 +269,7 @@ impl Knobs {
         verify_share: 0,
         policy: 0,
         policy_alone: 0,
+        root_keep: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -338,6 +345,7 @@ impl Knobs {
             "near_order" => put(&mut self.near_order, value),
             "policy" => put(&mut self.policy, value),
             "policy_alone" => put(&mut self.policy_alone, value),
+            "root_keep" => put(&mut self.root_keep, value),
             "wide_lmr" => put(&mut self.wide_lmr, value),
             "weak_reduction" => put(&mut self.weak_reduction, value),
             "weak_score" => put(&mut self.weak_score, value),
