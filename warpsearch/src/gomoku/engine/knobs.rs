@@ -113,7 +113,8 @@ pub(crate) struct Knobs {
     /// `root_keep` moves the fitted policy ranks first are searched, with every cell where
     /// either side makes an open three or more (0 searches every candidate). The policy holds
     /// what the stronger engine plays in quiet positions, which a search of 10–12 plies cannot
-    /// judge; the search still chooses among them.
+    /// judge; the search still chooses among them. It lost games, the more the fewer moves it
+    /// kept (docs/gomoku-brain.md).
     pub(crate) root_keep: usize,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
     /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
