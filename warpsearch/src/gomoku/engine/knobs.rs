@@ -116,6 +116,10 @@ pub(crate) struct Knobs {
     /// judge; the search still chooses among them. It lost games, the more the fewer moves it
     /// kept (docs/gomoku-brain.md).
     pub(crate) root_keep: usize,
+    /// The cap on candidate moves at PV nodes below the root, in place of `moves_per_node` (0
+    /// keeps `moves_per_node`): the few nodes on the principal variation may afford every
+    /// move where the cap, everywhere, cost depth.
+    pub(crate) pv_moves: usize,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
     /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
     /// PV nodes and one more at a node that is not improving, 1.8 more at an expected cut node
@@ -271,6 +275,7 @@ impl Knobs {
         policy: 0,
         policy_alone: 0,
         root_keep: 0,
+        pv_moves: 0,
     };
 
     /// The defaults with `WARPSEARCH_GOMOKU_KNOBS` applied (read once); unknown names and
@@ -347,6 +352,7 @@ impl Knobs {
             "policy" => put(&mut self.policy, value),
             "policy_alone" => put(&mut self.policy_alone, value),
             "root_keep" => put(&mut self.root_keep, value),
+            "pv_moves" => put(&mut self.pv_moves, value),
             "wide_lmr" => put(&mut self.wide_lmr, value),
             "weak_reduction" => put(&mut self.weak_reduction, value),
             "weak_score" => put(&mut self.weak_score, value),

@@ -601,13 +601,15 @@ impl<'a> Searcher<'a> {
     }
 
     /// The moves of a node, best first: the opponent's open-four threats leave only the
-    /// cells that stop them and the side's own fours.
+    /// cells that stop them and the side's own fours. Below the root, at most
+    /// `moves_per_node` of them (`pv_moves` at a PV node, when set).
     fn ordered_moves(
         &mut self,
         scan: &Scan,
         me: u8,
         ply: usize,
         hash_move: Option<Cell>,
+        pv: bool,
     ) -> Vec<Cell> {
         let side = usize::from(me - 1);
         let last = self.board.moves().last().copied();
@@ -652,7 +654,11 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         let order = |a: &(i32, Cell), b: &(i32, Cell)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
-        let keep = self.knobs.moves_per_node;
+        let keep = if pv && self.knobs.pv_moves > 0 {
+            self.knobs.pv_moves
+        } else {
+            self.knobs.moves_per_node
+        };
         if !scan.threatened && ply > 0 && moves.len() > keep {
             // Only the best `keep` are searched: pick them, then order just those (the order
             // is total, so this is the full sort's prefix).
@@ -798,7 +804,7 @@ impl<'a> Searcher<'a> {
         if scan.open_four.is_some() && self.board.four_count(them) == 0 {
             return WIN - ply as i32 - 2;
         }
-        let moves = self.ordered_moves(&scan, me, ply, hash_move);
+        let moves = self.ordered_moves(&scan, me, ply, hash_move, pv);
         if moves.is_empty() {
             // Every cell near stones is forbidden or there is none: pass the evaluation.
             return self.board.evaluate(me);
@@ -1388,7 +1394,7 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
     probe.flush();
     stop.store(false, Ordering::Relaxed);
     let root_scan = probe.scan(me);
-    let mut root_moves = probe.ordered_moves(&root_scan, me, 0, None);
+    let mut root_moves = probe.ordered_moves(&root_scan, me, 0, None, true);
     if root_moves.is_empty() {
         let cell = any_allowed(&mut probe, me)?;
         return Some(outcome(
@@ -1778,7 +1784,7 @@ mod tests {
         let (table, stop, nodes) = (Table::new(1), AtomicBool::new(false), AtomicU64::new(0));
         let mut probe = Searcher::new(board.clone(), &table, &stop, &nodes, Limits::default());
         let scan = probe.scan(BLACK);
-        let moves = probe.ordered_moves(&scan, BLACK, 0, None);
+        let moves = probe.ordered_moves(&scan, BLACK, 0, None, true);
         let threes: Vec<Cell> = scan
             .candidates
             .iter()
