@@ -118,7 +118,8 @@ pub(crate) struct Knobs {
     pub(crate) root_keep: usize,
     /// The cap on candidate moves at PV nodes below the root, in place of `moves_per_node` (0
     /// keeps `moves_per_node`): the few nodes on the principal variation may afford every
-    /// move where the cap, everywhere, cost depth.
+    /// move where the cap, everywhere, cost depth. 36 and 60 played level with the defaults
+    /// (docs/gomoku-brain.md).
     pub(crate) pv_moves: usize,
     /// Reductions in the manner of Rapfi's (0 turns them off): every late move but a four is
     /// searched shallower first, by ln(depth)·ln(index + 1)·`wide_lmr`/100 plies, one less at
