@@ -109,13 +109,6 @@ pub(crate) struct Knobs {
     /// as well but with the cells where either side makes an open three or more kept first.
     pub(crate) policy: i32,
     pub(crate) policy_alone: i32,
-    /// At the root of a position where the opponent has no four or open three, only the
-    /// `root_keep` moves the fitted policy ranks first are searched, with every cell where
-    /// either side makes an open three or more (0 searches every candidate). The policy holds
-    /// what the stronger engine plays in quiet positions, which a search of 10–12 plies cannot
-    /// judge; the search still chooses among them. It lost games, the more the fewer moves it
-    /// kept (docs/gomoku-brain.md).
-    pub(crate) root_keep: usize,
     /// The cap on candidate moves at PV nodes below the root, in place of `moves_per_node` (0
     /// keeps `moves_per_node`): the few nodes on the principal variation may afford every
     /// move where the cap, everywhere, cost depth. 36 and 60 played level with the defaults
@@ -275,7 +268,6 @@ impl Knobs {
         verify_share: 0,
         policy: 0,
         policy_alone: 0,
-        root_keep: 0,
         pv_moves: 0,
     };
 
@@ -352,7 +344,6 @@ impl Knobs {
             "near_order" => put(&mut self.near_order, value),
             "policy" => put(&mut self.policy, value),
             "policy_alone" => put(&mut self.policy_alone, value),
-            "root_keep" => put(&mut self.root_keep, value),
             "pv_moves" => put(&mut self.pv_moves, value),
             "wide_lmr" => put(&mut self.wide_lmr, value),
             "weak_reduction" => put(&mut self.weak_reduction, value),

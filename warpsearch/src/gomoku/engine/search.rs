@@ -1417,10 +1417,6 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
     if !safe.is_empty() {
         root_moves = safe;
     }
-    let keep = probe.knobs.root_keep;
-    if keep > 0 && !root_scan.threatened && root_moves.len() > keep {
-        root_moves = policy_choice(board, &root_scan, &root_moves, keep);
-    }
     stop.store(false, Ordering::Relaxed);
     if root_moves.len() == 1 {
         return Some(outcome(
@@ -1480,37 +1476,6 @@ pub fn think(board: &Board, options: &Think, table: &Table) -> Option<Outcome> {
         nodes: nodes.load(Ordering::Relaxed),
         reason: Reason::Search,
     })
-}
-
-/// The `moves` (in their order) that the fitted policy ranks among its first `keep`, and those
-/// where either side makes an open three or more (`root_keep`).
-fn policy_choice(board: &Board, scan: &Scan, moves: &[Cell], keep: usize) -> Vec<Cell> {
-    let me = board.side_to_move();
-    let them = opponent(me);
-    let played = board.moves();
-    let recent =
-        [played.len().checked_sub(1), played.len().checked_sub(2)].map(|i| i.map(|i| played[i]));
-    let mut ranked: Vec<(i32, Cell)> = moves
-        .iter()
-        .map(|&cell| {
-            let weight = policy::mine(board.patterns(cell, me))
-                + policy::theirs(board.patterns(cell, them))
-                + policy::near(board, cell, recent);
-            (weight, cell)
-        })
-        .collect();
-    ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let first: Vec<Cell> = ranked.iter().take(keep).map(|&(_, cell)| cell).collect();
-    let threat = |cell: Cell| {
-        scan.candidates
-            .iter()
-            .any(|c| c.cell == cell && (c.mine >= Shape::Three || c.theirs >= Shape::Three))
-    };
-    moves
-        .iter()
-        .copied()
-        .filter(|&cell| first.contains(&cell) || threat(cell))
-        .collect()
 }
 
 /// The root moves, best first, without those after which the opponent has a VCF or a VCT
@@ -1771,43 +1736,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn the_root_keeps_the_policys_first_moves_and_every_three_in_their_order() {
-        let mut board = Board::new(15, 15, GameRule::Freestyle).unwrap();
-        // Black to move with an open two on row 7 (its ends make open threes) and white's
-        // stones beside it.
-        for (x, y, color) in [(7, 7, BLACK), (5, 6, WHITE), (8, 7, BLACK), (6, 5, WHITE)] {
-            board.place(board.cell(x, y), color);
-        }
-        let (table, stop, nodes) = (Table::new(1), AtomicBool::new(false), AtomicU64::new(0));
-        let mut probe = Searcher::new(board.clone(), &table, &stop, &nodes, Limits::default());
-        let scan = probe.scan(BLACK);
-        let moves = probe.ordered_moves(&scan, BLACK, 0, None, true);
-        let threes: Vec<Cell> = scan
-            .candidates
-            .iter()
-            .filter(|c| c.mine >= Shape::Three || c.theirs >= Shape::Three)
-            .map(|c| c.cell)
-            .collect();
-        assert!(threes.contains(&board.cell(6, 7)) && threes.contains(&board.cell(9, 7)));
-        for keep in [1, 4, 8] {
-            let kept = policy_choice(&board, &scan, &moves, keep);
-            assert!(
-                threes.iter().all(|t| kept.contains(t)),
-                "keep {keep}: a three left out"
-            );
-            let quiet = kept.iter().filter(|c| !threes.contains(c)).count();
-            assert!(quiet <= keep && kept.len() >= keep, "keep {keep}: {kept:?}");
-            // A subsequence of the search's order.
-            let mut rest = moves.iter();
-            assert!(
-                kept.iter().all(|k| rest.any(|m| m == k)),
-                "keep {keep}: reordered"
-            );
-        }
-        assert_eq!(policy_choice(&board, &scan, &moves, moves.len()), moves);
     }
 
     #[test]
