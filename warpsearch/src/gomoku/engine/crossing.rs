@@ -65,6 +65,34 @@ pub fn code_of(patterns: [Pattern; 4]) -> u16 {
         .sum()
 }
 
+/// Multisets of four patterns (11 kinds): C(14, 4).
+pub const MULTISETS: usize = 1001;
+
+/// The index of the multiset of `patterns` (their order forgotten): the rank of the sorted
+/// four among all sorted fours, lexicographically, so 0 is four `Dead` lines and 1,000 four
+/// fives. A cell's value depends only on this (the directions are alike).
+pub fn multiset_of(patterns: [Pattern; 4]) -> usize {
+    static RANKS: std::sync::OnceLock<Box<[u16; CODES]>> = std::sync::OnceLock::new();
+    let ranks = RANKS.get_or_init(|| {
+        let mut ranks = Box::new([0u16; CODES]);
+        let mut rank = 0u16;
+        for a in 0..11usize {
+            for b in a..11 {
+                for c in b..11 {
+                    for d in c..11 {
+                        ranks[a * 1331 + b * 121 + c * 11 + d] = rank;
+                        rank += 1;
+                    }
+                }
+            }
+        }
+        ranks
+    });
+    let mut sorted = patterns.map(|p| p as usize);
+    sorted.sort_unstable();
+    usize::from(ranks[sorted[0] * 1331 + sorted[1] * 121 + sorted[2] * 11 + sorted[3]])
+}
+
 /// The table of every code, built on first use from the knobs.
 pub fn crossings() -> &'static [Crossing; CODES] {
     static TABLE: std::sync::OnceLock<Box<[Crossing; CODES]>> = std::sync::OnceLock::new();
@@ -85,7 +113,7 @@ fn crossing_of(patterns: [Pattern; 4], knobs: &Knobs) -> Crossing {
     let shape = shape_of(patterns);
     let builds = |p: Pattern| matches!(p, Pattern::F2 | Pattern::B3);
     let threatens = |p: Pattern| matches!(p, Pattern::F3 | Pattern::B4 | Pattern::F4);
-    let mut value = knobs.shape_value[shape as usize];
+    let mut value = knobs.shape_value[shape as usize] + knobs.residual(multiset_of(patterns));
     for (i, &a) in patterns.iter().enumerate() {
         value += knobs.value[a as usize];
         for &b in &patterns[i + 1..] {
@@ -199,6 +227,26 @@ pub fn shape_of(patterns: [Pattern; 4]) -> Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The multisets are numbered 0..1,001 without gaps, and a code's index does not depend on
+    /// the order of its directions.
+    #[test]
+    fn multisets_number_every_sorted_four_once() {
+        let mut seen = [false; MULTISETS];
+        for code in 0..CODES {
+            let patterns =
+                [0, 1, 2, 3].map(|d| Pattern::from_u8((code / 11usize.pow(d) % 11) as u8));
+            let index = multiset_of(patterns);
+            let mut turned = patterns;
+            turned.rotate_left(1);
+            turned.swap(0, 2);
+            assert_eq!(multiset_of(turned), index);
+            seen[index] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(multiset_of([Pattern::Dead; 4]), 0);
+        assert_eq!(multiset_of([Pattern::F5; 4]), MULTISETS - 1);
+    }
 
     /// Every code's two-byte summand gives back its crossing's value and double-three flag.
     #[test]

@@ -58,6 +58,11 @@ pub(crate) struct Knobs {
     /// default) turns it off. A cell is then worth what its lines build together, as in
     /// Rapfi's classic evaluation, rather than the sum of what each line holds.
     pub(crate) pairs: [i32; 66],
+    /// Added to the value of a cell whose four line patterns form each multiset (in
+    /// [`multiset_of`](super::crossing::multiset_of) order): a fitted evaluation's residual
+    /// over the hand-set values, read from the file that `value_file=PATH` names (1,001
+    /// whitespace-separated integers, as `--example fit-eval` writes them). Empty: none.
+    pub(crate) value_residual: Vec<i32>,
     /// 1: the evaluation is the mean of this position's and the position's before the last
     /// stone (as Rapfi's classic evaluation), which evens out the swing between the two sides'
     /// turns.
@@ -228,6 +233,7 @@ impl Knobs {
         pair_two: 0,
         pair_three: 0,
         pairs: [0; 66],
+        value_residual: Vec::new(),
         smooth: 0,
         tempo: 25,
         threat_ext: 0,
@@ -328,6 +334,16 @@ impl Knobs {
             "pair_two" => put(&mut self.pair_two, value),
             "pair_three" => put(&mut self.pair_three, value),
             "pairs" => put_list(&mut self.pairs, value),
+            "value_file" => match read_residual(value) {
+                Ok(residual) => {
+                    self.value_residual = residual;
+                    true
+                }
+                Err(why) => {
+                    eprintln!("WARPSEARCH_GOMOKU_KNOBS: value_file: {why}");
+                    false
+                }
+            },
             "smooth" => put(&mut self.smooth, value),
             "tempo" => put(&mut self.tempo, value),
             "threat_ext" => put(&mut self.threat_ext, value),
@@ -371,6 +387,11 @@ impl Knobs {
             "verify_share" => put(&mut self.verify_share, value),
             _ => false,
         }
+    }
+
+    /// The residual `value_residual` adds to a cell of `multiset` (0 when there is none).
+    pub(crate) fn residual(&self, multiset: usize) -> i32 {
+        self.value_residual.get(multiset).copied().unwrap_or(0)
     }
 
     /// The value `pairs` gives one pair of line patterns (in either order).
@@ -425,6 +446,24 @@ impl Knobs {
             usize::MAX
         }
     }
+}
+
+/// A residual table for `value_residual` from the file at `path`.
+fn read_residual(path: &str) -> Result<Vec<i32>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let numbers: Vec<i32> = text
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{path}: {e}"))?;
+    if numbers.len() != super::crossing::MULTISETS {
+        return Err(format!(
+            "{path}: {} numbers, not {}",
+            numbers.len(),
+            super::crossing::MULTISETS
+        ));
+    }
+    Ok(numbers)
 }
 
 #[cfg(test)]

@@ -32,8 +32,8 @@ pub mod search;
 pub use board::{Board, Cell, MAX_SIZE, MIN_SIZE, Shape, ThreatPoint};
 pub use pattern::{BLACK, EMPTY, GameRule, Pattern, WHITE};
 pub use search::{
-    Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, find_vct_by_numbers, shape_bonus,
-    think,
+    Limits, Outcome, Reason, Table, Think, find_vcf, find_vct, find_vct_by_numbers,
+    principal_variation, shape_bonus, think,
 };
 
 #[cfg(test)]
@@ -615,6 +615,36 @@ mod tests {
         let second = think(&board, &options, &table).unwrap();
         assert_eq!(first.best, second.best);
         assert_eq!(first.nodes, second.nodes);
+    }
+
+    /// After a search, the table's line starts with the move the search chose, and every move
+    /// of it is a legal one in turn.
+    #[test]
+    fn the_principal_variation_starts_with_the_chosen_move() {
+        let table = Table::new(4);
+        let options = Think {
+            limits: Limits {
+                depth: Some(4),
+                nodes: Some(200_000),
+                ..Limits::default()
+            },
+            ..Think::default()
+        };
+        let mut board = Board::new(15, 15, GameRule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (6, 8), (8, 6), (9, 7)] {
+            let color = board.side_to_move();
+            board.place(board.cell(x, y), color);
+        }
+        let outcome = think(&board, &options, &table).unwrap();
+        assert_eq!(outcome.reason, Reason::Search);
+        let line = principal_variation(&board, outcome.best, &table, 24);
+        assert!(line.len() >= 2, "{line:?}");
+        assert_eq!(line[0], outcome.best);
+        for cell in line {
+            assert_eq!(board.at(cell), EMPTY);
+            let color = board.side_to_move();
+            board.place(cell, color);
+        }
     }
 
     /// A plain array board for the VCT reference: freestyle, no tables.

@@ -185,6 +185,30 @@ impl Table {
     }
 }
 
+/// The principal variation of a search of `board` that chose `first`: that move, then the
+/// best moves `table` holds followed from position to position while each is an empty cell
+/// that does not end the game, `plies` moves at most. (The root is not stored in the table,
+/// so its move is given.) The position at the end is the leaf whose evaluation the search's
+/// score came from, as far as the table kept the line.
+pub fn principal_variation(board: &Board, first: Cell, table: &Table, plies: usize) -> Vec<Cell> {
+    let mut board = board.clone();
+    let mut line = Vec::new();
+    let mut next = Some(first);
+    while let Some(cell) = next
+        && line.len() < plies
+        && cell < CELLS
+        && board.at(cell) == EMPTY
+    {
+        board.place(cell, board.side_to_move());
+        if board.wins_at(cell) {
+            break;
+        }
+        line.push(cell);
+        next = table.probe(board.hash()).map(|entry| entry.best);
+    }
+    line
+}
+
 /// A mate score as stored (relative to the node) from one relative to the root.
 fn to_table(score: i32, ply: usize) -> i32 {
     if score > WIN_BOUND {

@@ -1,0 +1,497 @@
+//! Fits a residual to the Gomoku engine's evaluation at the leaves of its own search (the
+//! temporal-difference "leaf" idea): each judged position is searched a few plies, the line the
+//! search expects is played out, and the evaluation of the position at its end is fitted to
+//! the judge's score of the position searched.
+//!
+//! ```text
+//! cargo run --release -p warpsearch --example fit-eval -- judge --brain pbrain-rapfi \
+//!     --ms 100 --count 60000 --workers 2 GAMES.jsonl… > judged.jsonl
+//! cargo run --release -p warpsearch --example fit-eval -- [--depth D] [--base FILE] \
+//!     judged.jsonl… > residual.txt
+//! WARPSEARCH_GOMOKU_KNOBS=value_file=residual.txt warpsearch gomoku brain …
+//! ```
+//!
+//! `judge` draws positions from recorded games (`gomoku match --out` files, 15×15 freestyle):
+//! every distinct position of 5 to 80 stones (distinct by the sets of black and of white
+//! stones), ordered by a hash of those sets, the first `count`; and has a Piskvork brain
+//! search each for `ms` milliseconds, `workers` brains at a time, keeping the score and depth
+//! it reports in its `MESSAGE … Depth D | Eval E` lines (Rapfi's form; a mate reads `+M9`).
+//!
+//! A judged position is a line `{"moves": ["x,y", …], "eval": "123"}` (15×15 freestyle, black
+//! first; `eval` the judge's score for the side to move, in its units, where ±200 is a clear
+//! edge). The model: a cell's value gains a residual for the multiset of its four line
+//! patterns (`crossing::multiset_of`, 1,001 of them), so the evaluation of a leaf is the
+//! engine's own plus Σ residual × (1.25 × the side to move's cells of that multiset − the
+//! other side's). The error is (σ(eval / K) − σ(score / 200))², K fitted first to the engine's
+//! own evaluation and then held, so the residual keeps the scale that the search's margins are
+//! set in; an L2 pull keeps the residuals small. Full-batch Adam, a fixed number of steps: the
+//! same files give the same table. Positions whose number of moves hashes to 0 mod 10 are
+//! held out. `--base FILE` fits on top of an earlier residual (run with that residual in
+//! `WARPSEARCH_GOMOKU_KNOBS` too, so the leaves are the ones it leads to) and writes the sum.
+
+use rayon::prelude::*;
+use std::collections::HashMap;
+use warpsearch::gomoku::engine::crossing::{MULTISETS, multiset_of};
+use warpsearch::gomoku::engine::{
+    BLACK, Board, EMPTY, GameRule, Limits, Reason, Table, Think, WHITE, principal_variation, think,
+};
+
+/// The side to move's share of its own values (the engine's `tempo` of 25 %).
+const TEMPO: f64 = 1.25;
+/// The judge's score that makes a clear edge.
+const JUDGE_SCALE: f64 = 200.0;
+const STEPS: usize = 400;
+const RATE: f64 = 0.5;
+
+/// One judged position, searched: the engine's evaluation of its leaf for the side to move at
+/// the root, the leaf's cell counts by multiset (signed and weighted likewise) and the target.
+struct Sample {
+    /// Moves from the position searched to its leaf.
+    plies: usize,
+    eval: f64,
+    counts: Vec<(u16, f64)>,
+    target: f64,
+    held_out: bool,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("judge") {
+        return judge(std::env::args().skip(2).collect());
+    }
+    let mut args = std::env::args().skip(1);
+    let (mut depth, mut base, mut files, mut lambda) = (4u32, vec![0i32; MULTISETS], vec![], 1e-6);
+    let mut strongest_from = 0usize;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--depth" => depth = args.next().ok_or("--depth D")?.parse()?,
+            "--l2" => lambda = args.next().ok_or("--l2 X")?.parse()?,
+            "--from" => strongest_from = args.next().ok_or("--from PATTERN")?.parse()?,
+            "--base" => {
+                let path = args.next().ok_or("--base FILE")?;
+                base = std::fs::read_to_string(&path)?
+                    .split_whitespace()
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?;
+                if base.len() != MULTISETS {
+                    return Err(format!("{path}: not {MULTISETS} numbers").into());
+                }
+            }
+            _ => files.push(arg),
+        }
+    }
+    if files.is_empty() {
+        return Err(
+            "usage: fit-eval [--depth D] [--l2 X] [--base FILE] JUDGED.jsonl… > residual.txt"
+                .into(),
+        );
+    }
+    let mut judged = Vec::new();
+    for file in &files {
+        for line in std::fs::read_to_string(file)?.lines() {
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(score) = value["eval"].as_str().and_then(|s| s.parse::<f64>().ok()) else {
+                continue;
+            };
+            let moves: Vec<(usize, usize)> = value["moves"]
+                .as_array()
+                .ok_or("no moves")?
+                .iter()
+                .filter_map(|m| {
+                    let (x, y) = m.as_str()?.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            judged.push((moves, score));
+        }
+    }
+    eprintln!("{} judged positions", judged.len());
+    let samples: Vec<Sample> = judged
+        .par_iter()
+        .filter_map(|(moves, score)| sample(moves, *score, depth))
+        .collect();
+    let held = samples.iter().filter(|s| s.held_out).count();
+    eprintln!(
+        "{} searched to a quiet leaf ({} held out), depth {depth}, {:.2} plies to the leaf on average",
+        samples.len(),
+        held,
+        samples.iter().map(|s| s.plies as f64).sum::<f64>() / samples.len().max(1) as f64
+    );
+    // K for the engine's own evaluation, by a scan.
+    let error_at = |k: f64, train: bool| {
+        let (sum, n) = samples
+            .iter()
+            .filter(|s| s.held_out != train)
+            .fold((0.0, 0usize), |(sum, n), s| {
+                (sum + (sigmoid(s.eval / k) - s.target).powi(2), n + 1)
+            });
+        sum / n.max(1) as f64
+    };
+    let k = (1..=60)
+        .map(|i| f64::from(i) * 50.0)
+        .min_by(|&a, &b| error_at(a, true).total_cmp(&error_at(b, true)))
+        .unwrap_or(600.0);
+    eprintln!(
+        "K = {k}: error {:.5} (train), {:.5} (held out)",
+        error_at(k, true),
+        error_at(k, false)
+    );
+    // With `--from P`, only cells whose strongest line pattern is P or stronger (in `Pattern`
+    // order: 6 is a closed three) get a residual: the many cells of ones and twos, which stand
+    // for how spread out a side's stones are, keep their hand-set values.
+    let mut free = vec![false; MULTISETS];
+    {
+        let mut index = 0;
+        for a in 0..11usize {
+            for b in a..11 {
+                for c in b..11 {
+                    for d in c..11 {
+                        free[index] = d >= strongest_from && a.min(b).min(c) < 11;
+                        index += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut residual = vec![0.0f64; MULTISETS];
+    let (mut m, mut v) = (vec![0.0f64; MULTISETS], vec![0.0f64; MULTISETS]);
+    let train: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
+    let error = |residual: &[f64], held_out: bool| {
+        let (sum, n) =
+            samples
+                .iter()
+                .filter(|s| s.held_out == held_out)
+                .fold((0.0, 0usize), |(sum, n), s| {
+                    let eval = s.eval
+                        + s.counts
+                            .iter()
+                            .map(|&(i, c)| residual[usize::from(i)] * c)
+                            .sum::<f64>();
+                    (sum + (sigmoid(eval / k) - s.target).powi(2), n + 1)
+                });
+        sum / n.max(1) as f64
+    };
+    for step in 1..=STEPS {
+        let mut gradient = vec![0.0f64; MULTISETS];
+        for s in &train {
+            let eval = s.eval
+                + s.counts
+                    .iter()
+                    .map(|&(i, c)| residual[usize::from(i)] * c)
+                    .sum::<f64>();
+            let p = sigmoid(eval / k);
+            let g = 2.0 * (p - s.target) * p * (1.0 - p) / k;
+            for &(i, c) in &s.counts {
+                gradient[usize::from(i)] += g * c;
+            }
+        }
+        for (i, g) in gradient.iter_mut().enumerate() {
+            if !free[i] {
+                continue;
+            }
+            *g = *g / train.len() as f64 + lambda * residual[i];
+            m[i] = 0.9 * m[i] + 0.1 * *g;
+            v[i] = 0.999 * v[i] + 0.001 * *g * *g;
+            let (mh, vh) = (
+                m[i] / (1.0 - 0.9f64.powi(step as i32)),
+                v[i] / (1.0 - 0.999f64.powi(step as i32)),
+            );
+            residual[i] -= RATE * mh / (vh.sqrt() + 1e-12);
+        }
+        if step % 100 == 0 {
+            eprintln!(
+                "step {step}: error {:.5} (train), {:.5} (held out)",
+                error(&residual, false),
+                error(&residual, true)
+            );
+        }
+    }
+    let mut moved: Vec<(usize, f64)> = residual.iter().copied().enumerate().collect();
+    moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    const NAMES: [&str; 11] = [
+        "-", "x", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "F5",
+    ];
+    let mut fours = Vec::with_capacity(MULTISETS);
+    for a in 0..11 {
+        for b in a..11 {
+            for c in b..11 {
+                for d in c..11 {
+                    fours.push([a, b, c, d].map(|p| NAMES[p]).join(" "));
+                }
+            }
+        }
+    }
+    for (index, r) in moved.iter().take(20) {
+        eprintln!("{:<14} {r:+.1}", fours[*index]);
+    }
+    let mut out = String::new();
+    for (i, r) in residual.iter().enumerate() {
+        out.push_str(&format!("{}\n", base[i] + r.round() as i32));
+    }
+    print!("{out}");
+    Ok(())
+}
+
+/// `moves` searched `depth` plies and its leaf's features, or None when the position is not
+/// one the evaluation decides (a proof, a forced move, a win in sight, a bad record).
+fn sample(moves: &[(usize, usize)], score: f64, depth: u32) -> Option<Sample> {
+    let mut board = Board::new(15, 15, GameRule::Freestyle).ok()?;
+    for (i, &(x, y)) in moves.iter().enumerate() {
+        let cell = board.checked_cell(x as i64, y as i64)?;
+        if board.at(cell) != EMPTY {
+            return None;
+        }
+        board.place(cell, if i % 2 == 0 { BLACK } else { WHITE });
+    }
+    let table = Table::new(4);
+    let options = Think {
+        limits: Limits {
+            deadline: None,
+            nodes: Some(200_000),
+            depth: Some(depth),
+        },
+        threads: 1,
+        proof_share: 0.1,
+    };
+    let outcome = think(&board, &options, &table)?;
+    if outcome.reason != Reason::Search || outcome.score.abs() > 10_000 {
+        return None;
+    }
+    let root = board.side_to_move();
+    let mut leaf = board.clone();
+    let line = principal_variation(&board, outcome.best, &table, 24);
+    for &cell in &line {
+        leaf.place(cell, leaf.side_to_move());
+    }
+    let mover = leaf.side_to_move();
+    let sign = if mover == root { 1.0 } else { -1.0 };
+    let mut counts: HashMap<u16, f64> = HashMap::new();
+    for &cell in leaf.board_cells() {
+        if leaf.at(cell) != EMPTY {
+            continue;
+        }
+        for (color, weight) in [(mover, TEMPO), (3 - mover, -1.0)] {
+            let index = multiset_of(leaf.patterns(cell, color)) as u16;
+            *counts.entry(index).or_default() += sign * weight;
+        }
+    }
+    let key = moves.iter().fold(0u64, |h, &(x, y)| {
+        (h ^ (x * 15 + y) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    });
+    Some(Sample {
+        plies: line.len(),
+        eval: sign * f64::from(leaf.evaluate(mover)),
+        counts: counts.into_iter().filter(|&(_, c)| c != 0.0).collect(),
+        target: sigmoid(score / JUDGE_SCALE),
+        held_out: (key >> 40).is_multiple_of(10),
+    })
+}
+
+/// The `judge` mode (see the top of the file).
+fn judge(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+    use rustc_hash::FxHasher;
+    use std::hash::Hasher;
+    let (mut brain, mut ms, mut count, mut workers, mut files) =
+        (String::new(), 100u64, 60_000usize, 1usize, vec![]);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--brain" => brain = args.next().ok_or("--brain CMD")?,
+            "--ms" => ms = args.next().ok_or("--ms N")?.parse()?,
+            "--count" => count = args.next().ok_or("--count N")?.parse()?,
+            "--workers" => workers = args.next().ok_or("--workers N")?.parse()?,
+            _ => files.push(arg),
+        }
+    }
+    if brain.is_empty() || files.is_empty() {
+        return Err(
+            "usage: fit-eval judge --brain CMD [--ms 100] [--count N] [--workers W] GAMES.jsonl…"
+                .into(),
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut positions: Vec<(u64, Vec<String>)> = Vec::new();
+    for file in &files {
+        for line in std::fs::read_to_string(file)?.lines() {
+            let Ok(game) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(moves) = game["moves"].as_array() else {
+                continue;
+            };
+            let moves: Vec<String> = moves
+                .iter()
+                .filter_map(|m| m.as_str().map(String::from))
+                .collect();
+            let on_board = |m: &String| {
+                m.split(',')
+                    .all(|c| c.parse::<usize>().is_ok_and(|c| c < 15))
+            };
+            if !moves.iter().all(on_board) {
+                continue;
+            }
+            for stones in 5..moves.len().min(81) {
+                let mut sides = [Vec::new(), Vec::new()];
+                for (i, m) in moves[..stones].iter().enumerate() {
+                    sides[i % 2].push(m.as_str());
+                }
+                sides.iter_mut().for_each(|s| s.sort_unstable());
+                let key = format!("{}#{}", sides[0].join("|"), sides[1].join("|"));
+                let mut hasher = FxHasher::default();
+                hasher.write(key.as_bytes());
+                if seen.insert(key) {
+                    positions.push((hasher.finish(), moves[..stones].to_vec()));
+                }
+            }
+        }
+    }
+    positions.sort();
+    positions.truncate(count);
+    eprintln!(
+        "judging {} of {} distinct positions",
+        positions.len(),
+        seen.len()
+    );
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out = std::sync::Mutex::new(std::io::stdout());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1) {
+            scope.spawn(|| -> Result<(), String> {
+                let mut judge = Judge::start(&brain, ms)?;
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((_, moves)) = positions.get(i) else {
+                        return Ok(());
+                    };
+                    let verdict = match judge.ask(moves) {
+                        Ok(verdict) => verdict,
+                        Err(why) => {
+                            eprintln!("position {i}: {why}; the brain is started again");
+                            judge = Judge::start(&brain, ms)?;
+                            continue;
+                        }
+                    };
+                    let line =
+                        serde_json::json!({"moves": moves, "eval": verdict.0, "depth": verdict.1});
+                    use std::io::Write;
+                    let mut out = out.lock().map_err(|e| e.to_string())?;
+                    writeln!(out, "{line}").map_err(|e| e.to_string())?;
+                }
+            });
+        }
+    });
+    Ok(())
+}
+
+/// A Piskvork brain asked for its judgement of positions.
+struct Judge {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    ms: u64,
+}
+
+impl Judge {
+    fn start(command: &str, ms: u64) -> Result<Judge, String> {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start '{command}': {e}"))?;
+        let input = child.stdin.take().ok_or("no stdin")?;
+        let output = child.stdout.take().ok_or("no stdout")?;
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(output)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut judge = Judge {
+            child,
+            input,
+            lines,
+            ms,
+        };
+        judge.send(&["START 15".into()])?;
+        judge.answer()?;
+        judge.send(&[
+            format!("INFO timeout_turn {ms}"),
+            "INFO timeout_match 0".into(),
+            "INFO rule 0".into(),
+        ])?;
+        Ok(judge)
+    }
+
+    fn send(&mut self, lines: &[String]) -> Result<(), String> {
+        use std::io::Write;
+        // Rapfi drops a command that comes right after its answer.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        for line in lines {
+            writeln!(self.input, "{line}").map_err(|e| e.to_string())?;
+        }
+        self.input.flush().map_err(|e| e.to_string())
+    }
+
+    /// Lines up to the next answer (a move or OK): the last reported (eval, depth).
+    fn answer(&mut self) -> Result<(Option<String>, Option<String>), String> {
+        let limit = std::time::Duration::from_millis(self.ms * 10 + 2_000);
+        let (mut eval, mut depth) = (None, None);
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(limit)
+                .map_err(|e| format!("no answer ({e})"))?;
+            let line = line.trim();
+            let field = |name: &str| {
+                line.split(" | ")
+                    .find_map(|part| part.trim().strip_prefix(name))
+                    .map(|v| v.trim().to_string())
+            };
+            if line.starts_with("MESSAGE") {
+                if let (Some(e), Some(d)) = (field("Eval "), field("Depth ")) {
+                    (eval, depth) = (Some(e), Some(d));
+                }
+                continue;
+            }
+            if line == "OK"
+                || line
+                    .split_once(',')
+                    .is_some_and(|(x, y)| x.parse::<u32>().is_ok() && y.parse::<u32>().is_ok())
+            {
+                return Ok((eval, depth));
+            }
+        }
+    }
+
+    fn ask(&mut self, moves: &[String]) -> Result<(Option<String>, Option<String>), String> {
+        let mover = moves.len() % 2;
+        let mut lines = vec!["BOARD".to_string()];
+        for (i, m) in moves.iter().enumerate() {
+            lines.push(format!("{m},{}", if i % 2 == mover { 1 } else { 2 }));
+        }
+        lines.push("DONE".into());
+        self.send(&lines)?;
+        self.answer()
+    }
+}
+
+impl Drop for Judge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
