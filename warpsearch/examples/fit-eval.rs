@@ -32,6 +32,7 @@
 use rayon::prelude::*;
 use std::collections::HashMap;
 use warpsearch::gomoku::engine::crossing::{MULTISETS, multiset_of};
+use warpsearch::gomoku::engine::matches::read_moves;
 use warpsearch::gomoku::engine::{
     BLACK, Board, EMPTY, GameRule, Limits, Reason, Table, Think, WHITE, principal_variation, think,
 };
@@ -98,15 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let Some(score) = value["eval"].as_str().and_then(|s| s.parse::<f64>().ok()) else {
                 continue;
             };
-            let moves: Vec<(usize, usize)> = value["moves"]
-                .as_array()
-                .ok_or("no moves")?
-                .iter()
-                .filter_map(|m| {
-                    let (x, y) = m.as_str()?.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
-                })
-                .collect();
+            let moves = read_moves(&value["moves"]).ok_or("no moves")?;
             judged.push((moves, score));
         }
     }

@@ -23,6 +23,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use warpsearch::gomoku::engine::matches::read_moves;
 use warpsearch::gomoku::engine::{BLACK, Board, EMPTY, GameRule, WHITE, shape_bonus};
 
 /// One candidate cell: its feature indices, its hand-set score and whether the teacher played it.
@@ -60,15 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             let game: serde_json::Value = serde_json::from_str(line)?;
-            let moves: Vec<(usize, usize)> = game["moves"]
-                .as_array()
-                .ok_or("no moves")?
-                .iter()
-                .filter_map(|m| {
-                    let (x, y) = m.as_str()?.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
-                })
-                .collect();
+            let moves = read_moves(&game["moves"]).ok_or("no moves")?;
             let ms: Vec<u64> = game["ms"]
                 .as_array()
                 .ok_or("no times")?

@@ -93,6 +93,21 @@ pub struct GameRecord {
     pub ms: Vec<u64>,
 }
 
+/// The moves of a game record's `moves` array (the "x,y" strings a [`GameRecord`] is written
+/// with) as (x, y) pairs, leaving out any that do not read; None when it is not an array.
+pub fn read_moves(moves: &serde_json::Value) -> Option<Vec<(usize, usize)>> {
+    Some(
+        moves
+            .as_array()?
+            .iter()
+            .filter_map(|m| {
+                let (x, y) = m.as_str()?.split_once(',')?;
+                Some((x.parse().ok()?, y.parse().ok()?))
+            })
+            .collect(),
+    )
+}
+
 /// A match's score for brain 0.
 #[derive(Clone, Debug, Serialize)]
 pub struct Score {
