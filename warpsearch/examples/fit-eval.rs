@@ -137,20 +137,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // With `--from P`, only cells whose strongest line pattern is P or stronger (in `Pattern`
     // order: 6 is a closed three) get a residual: the many cells of ones and twos, which stand
     // for how spread out a side's stones are, keep their hand-set values.
-    let mut free = vec![false; MULTISETS];
-    {
-        let mut index = 0;
-        for a in 0..11usize {
-            for b in a..11 {
-                for c in b..11 {
-                    for d in c..11 {
-                        free[index] = d >= strongest_from && a.min(b).min(c) < 11;
-                        index += 1;
-                    }
-                }
-            }
-        }
-    }
+    let fours = sorted_fours();
+    let free: Vec<bool> = fours.iter().map(|four| four[3] >= strongest_from).collect();
     let mut residual = vec![0.0f64; MULTISETS];
     let (mut m, mut v) = (vec![0.0f64; MULTISETS], vec![0.0f64; MULTISETS]);
     let train: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
@@ -209,18 +197,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     const NAMES: [&str; 11] = [
         "-", "x", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "F5",
     ];
-    let mut fours = Vec::with_capacity(MULTISETS);
-    for a in 0..11 {
-        for b in a..11 {
-            for c in b..11 {
-                for d in c..11 {
-                    fours.push([a, b, c, d].map(|p| NAMES[p]).join(" "));
-                }
-            }
-        }
-    }
     for (index, r) in moved.iter().take(20) {
-        eprintln!("{:<14} {r:+.1}", fours[*index]);
+        let names = fours[*index].map(|p| NAMES[p]).join(" ");
+        eprintln!("{names:<14} {r:+.1}");
     }
     let mut out = String::new();
     for (i, r) in residual.iter().enumerate() {
@@ -228,6 +207,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     print!("{out}");
     Ok(())
+}
+
+/// Every multiset of four patterns as its sorted pattern numbers, in `multiset_of`'s order.
+fn sorted_fours() -> Vec<[usize; 4]> {
+    let mut fours = Vec::with_capacity(MULTISETS);
+    for a in 0..11 {
+        for b in a..11 {
+            for c in b..11 {
+                for d in c..11 {
+                    fours.push([a, b, c, d]);
+                }
+            }
+        }
+    }
+    fours
 }
 
 /// `moves` searched `depth` plies and its leaf's features, or None when the position is not
