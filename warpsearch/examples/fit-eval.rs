@@ -38,7 +38,10 @@
 //! V / T with T fitted first and held, to the teacher's move (cross-entropy). A position's
 //! children are what the search ranks, so a residual that only tells positions apart, as the
 //! score fits' large terms on cells of ones and twos did, gains nothing here. Children the
-//! short search proves lost take no part; positions with a proven win are left out. Games
+//! short search proves lost take no part; positions with a proven win are left out. The softmax
+//! leaves the level of a position's values free, and the search's margins compare values of
+//! different positions: `--anchor X` adds X × (the mean change of a position's children's
+//! values / T)² to the loss. Games
 //! whose number hashes to 0 mod 10 are held out; the held-out share of positions where the
 //! best child is the teacher's move goes to standard error, before and after.
 
@@ -450,7 +453,7 @@ fn choice(
 fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
     let (mut depth, mut count, mut nodes, mut lambda) = (2u32, 4_000usize, 20_000u64, 1e-6);
     let (mut strongest_from, mut base, mut files) = (0usize, vec![0i32; MULTISETS], vec![]);
-    let mut cache = None;
+    let (mut cache, mut anchor) = (None, 0.0f64);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -461,13 +464,14 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
             "--from" => strongest_from = args.next().ok_or("--from PATTERN")?.parse()?,
             "--base" => base = read_base(&args.next().ok_or("--base FILE")?)?,
             "--cache" => cache = Some(args.next().ok_or("--cache FILE")?),
+            "--anchor" => anchor = args.next().ok_or("--anchor X")?.parse()?,
             _ => files.push(arg),
         }
     }
     if files.is_empty() {
         return Err(
             "usage: fit-eval rank [--depth D] [--count N] [--nodes N] [--l2 X] \
-                    [--from P] [--base FILE] [--cache FILE] GAMES.jsonl… > residual.txt"
+                    [--from P] [--anchor X] [--base FILE] [--cache FILE] GAMES.jsonl… > residual.txt"
                 .into(),
         );
     }
@@ -589,6 +593,23 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
         first(&zero, true)
     );
     let train: Vec<&Choice> = choices.iter().filter(|c| !c.held_out).collect();
+    // The mean change of a position's children's values: the level the softmax leaves free.
+    let level_shift = |residual: &[f64], c: &Choice| {
+        c.children
+            .iter()
+            .flat_map(|(_, counts)| counts)
+            .map(|&(i, n)| residual[usize::from(i)] * n)
+            .sum::<f64>()
+            / c.children.len() as f64
+    };
+    let shift_rms = |residual: &[f64]| {
+        let held: Vec<f64> = choices
+            .iter()
+            .filter(|c| c.held_out)
+            .map(|c| level_shift(residual, c).powi(2))
+            .collect();
+        (held.iter().sum::<f64>() / held.len().max(1) as f64).sqrt()
+    };
     let residual = adam(
         &free_cells(strongest_from),
         lambda,
@@ -597,9 +618,12 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
                 .par_iter()
                 .map(|c| {
                     let p = softmax(&values(residual, c), t);
+                    let shift = level_shift(residual, c) / t;
+                    let share = 1.0 / c.children.len() as f64;
                     let mut gradient = vec![0.0f64; MULTISETS];
                     for (j, (_, counts)) in c.children.iter().enumerate() {
-                        let g = (p[j] - f64::from(u8::from(j == c.chosen))) / t;
+                        let g = (p[j] - f64::from(u8::from(j == c.chosen))) / t
+                            + 2.0 * anchor * shift * share / t;
                         for &(i, n) in counts {
                             gradient[usize::from(i)] += g * n;
                         }
@@ -618,10 +642,11 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
         },
         |step, residual| {
             eprintln!(
-                "step {step}: cross-entropy {:.4} (train), {:.4} (held out); the teacher's move best in {:.1} % held out",
+                "step {step}: cross-entropy {:.4} (train), {:.4} (held out); the teacher's move best in {:.1} % held out; level moved {:.0} (rms, held out)",
                 loss(residual, t, false),
                 loss(residual, t, true),
-                first(residual, true)
+                first(residual, true),
+                shift_rms(residual)
             )
         },
     );
