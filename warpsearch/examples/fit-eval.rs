@@ -144,13 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         error_at(k, false)
     );
     let free = free_cells(strongest_from);
-    let eval_of = |residual: &[f64], s: &Sample| {
-        s.eval
-            + s.counts
-                .iter()
-                .map(|&(i, c)| residual[usize::from(i)] * c)
-                .sum::<f64>()
-    };
+    let eval_of = |residual: &[f64], s: &Sample| with_residual(s.eval, &s.counts, residual);
     let train: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
     let error = |residual: &[f64], held_out: bool| {
         let (sum, n) =
@@ -168,6 +162,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let residual = adam(
         &free,
         lambda,
+        train.len(),
         |residual| {
             let mut gradient = vec![0.0f64; MULTISETS];
             for s in &train {
@@ -177,9 +172,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     gradient[usize::from(i)] += g * c;
                 }
             }
-            gradient
-                .iter_mut()
-                .for_each(|g| *g /= train.len().max(1) as f64);
             gradient
         },
         |step, residual| {
@@ -194,6 +186,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// A leaf's evaluation with `residual` added for its cell counts by multiset.
+fn with_residual(eval: f64, counts: &[(u16, f64)], residual: &[f64]) -> f64 {
+    eval + counts
+        .iter()
+        .map(|&(i, n)| residual[usize::from(i)] * n)
+        .sum::<f64>()
+}
+
 /// For each multiset, whether it gets a residual: with `--from P`, only cells whose strongest
 /// line pattern is P or stronger (in `Pattern` order: 6 is a closed three), so the many cells
 /// of ones and twos, which stand for how spread out a side's stones are, keep their hand-set
@@ -206,10 +206,11 @@ fn free_cells(strongest_from: usize) -> Vec<bool> {
 }
 
 /// Full-batch Adam from zero, `STEPS` steps with an L2 pull of `lambda`, on the `free`
-/// residuals; `report` every 100 steps.
+/// residuals, `gradient_at` summing over `samples` samples; `report` every 100 steps.
 fn adam(
     free: &[bool],
     lambda: f64,
+    samples: usize,
     gradient_at: impl Fn(&[f64]) -> Vec<f64>,
     report: impl Fn(usize, &[f64]),
 ) -> Vec<f64> {
@@ -221,7 +222,7 @@ fn adam(
             if !free[i] {
                 continue;
             }
-            let g = g + lambda * residual[i];
+            let g = g / samples.max(1) as f64 + lambda * residual[i];
             m[i] = 0.9 * m[i] + 0.1 * g;
             v[i] = 0.999 * v[i] + 0.001 * g * g;
             let (mh, vh) = (
@@ -544,12 +545,7 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
     let values = |residual: &[f64], c: &Choice| -> Vec<f64> {
         c.children
             .iter()
-            .map(|(eval, counts)| {
-                eval + counts
-                    .iter()
-                    .map(|&(i, n)| residual[usize::from(i)] * n)
-                    .sum::<f64>()
-            })
+            .map(|(eval, counts)| with_residual(*eval, counts, residual))
             .collect()
     };
     // Softmax of value / t over a position's children: the probabilities.
@@ -597,8 +593,7 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
     let level_shift = |residual: &[f64], c: &Choice| {
         c.children
             .iter()
-            .flat_map(|(_, counts)| counts)
-            .map(|&(i, n)| residual[usize::from(i)] * n)
+            .map(|(_, counts)| with_residual(0.0, counts, residual))
             .sum::<f64>()
             / c.children.len() as f64
     };
@@ -613,6 +608,7 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
     let residual = adam(
         &free_cells(strongest_from),
         lambda,
+        train.len(),
         |residual| {
             let per_position: Vec<Vec<f64>> = train
                 .par_iter()
@@ -635,9 +631,6 @@ fn rank(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
             for g in &per_position {
                 gradient.iter_mut().zip(g).for_each(|(a, b)| *a += b);
             }
-            gradient
-                .iter_mut()
-                .for_each(|g| *g /= train.len().max(1) as f64);
             gradient
         },
         |step, residual| {
