@@ -122,6 +122,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let fitted = accuracy(&held_out, |c| score(&weights, c));
     let hand_set = accuracy(&held_out, |c| f64::from(c.hand_set));
+    let caps = [14, 24, 36].map(|k| {
+        (
+            within(&held_out, |c| score(&weights, c), k),
+            within(&held_out, |c| f64::from(c.hand_set), k),
+        )
+    });
+    eprintln!(
+        "the teacher's move among the first 14 / 24 / 36 (caps on a node's moves): fitted {:.1} / {:.1} / {:.1} %, hand-set {:.1} / {:.1} / {:.1} %",
+        caps[0].0, caps[1].0, caps[2].0, caps[0].1, caps[1].1, caps[2].1
+    );
     eprintln!(
         "{} positions fitted, {} held out; the teacher's move first / in the first three: fitted {:.1} % / {:.1} %, hand-set {:.1} % / {:.1} %",
         train.len(),
@@ -241,23 +251,29 @@ fn nll(weights: &[f64], positions: &[Vec<Candidate>]) -> f64 {
 /// Percent of positions where the chosen move is first, and among the first three, by `key`
 /// (ties to the lower cell, as the search orders them).
 fn accuracy(positions: &[Vec<Candidate>], key: impl Fn(&Candidate) -> f64) -> (f64, f64) {
-    let (mut first, mut three) = (0usize, 0usize);
-    for p in positions {
-        let Some(chosen) = p.iter().position(|c| c.chosen) else {
-            continue;
-        };
-        let k = key(&p[chosen]);
-        // Candidates come in cell order, so an equal key before the chosen one ranks above it.
-        let rank = p
-            .iter()
+    (within(positions, &key, 1), within(positions, &key, 3))
+}
+
+/// The share of `positions` (per cent) whose teacher's move is among the first `k` by `key`.
+fn within(positions: &[Vec<Candidate>], key: impl Fn(&Candidate) -> f64, k: usize) -> f64 {
+    let hits = positions
+        .iter()
+        .filter(|p| rank(p, &key).is_some_and(|r| r < k))
+        .count();
+    100.0 * hits as f64 / positions.len().max(1) as f64
+}
+
+/// The teacher's move's place among a position's candidates by `key` (0 is first).
+fn rank(p: &[Candidate], key: impl Fn(&Candidate) -> f64) -> Option<usize> {
+    let chosen = p.iter().position(|c| c.chosen)?;
+    let k = key(&p[chosen]);
+    // Candidates come in cell order, so an equal key before the chosen one ranks above it.
+    Some(
+        p.iter()
             .enumerate()
             .filter(|&(i, c)| key(c) > k || key(c) == k && i < chosen)
-            .count();
-        first += usize::from(rank == 0);
-        three += usize::from(rank < 3);
-    }
-    let n = positions.len().max(1) as f64;
-    (100.0 * first as f64 / n, 100.0 * three as f64 / n)
+            .count(),
+    )
 }
 
 /// The source of the policy's weights module.
