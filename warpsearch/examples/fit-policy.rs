@@ -24,13 +24,52 @@ use rand::seq::SliceRandom;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use warpsearch::gomoku::engine::matches::read_moves;
-use warpsearch::gomoku::engine::{BLACK, Board, EMPTY, GameRule, WHITE, shape_bonus};
+use warpsearch::gomoku::engine::{BLACK, Board, EMPTY, GameRule, Pattern, WHITE, shape_bonus};
 
 /// One candidate cell: its feature indices, its hand-set score and whether the teacher played it.
 struct Candidate {
     features: Vec<usize>,
     hand_set: i32,
     chosen: bool,
+    kind: Kind,
+}
+
+/// What a move does, for the report of where the teacher's moves fall in the hand-set order.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// It makes an open three or more.
+    Threat,
+    /// Otherwise, it takes a cell where the opponent would make an open three or more.
+    Defence,
+    /// Otherwise, it makes an open two or a closed three.
+    Builder,
+    /// None of those.
+    Quiet,
+}
+
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Threat, Kind::Defence, Kind::Builder, Kind::Quiet];
+
+    fn of(mine: [Pattern; 4], theirs: [Pattern; 4]) -> Kind {
+        if mine.iter().any(|&p| p >= Pattern::F3) {
+            Kind::Threat
+        } else if theirs.iter().any(|&p| p >= Pattern::F3) {
+            Kind::Defence
+        } else if mine.iter().any(|&p| matches!(p, Pattern::F2 | Pattern::B3)) {
+            Kind::Builder
+        } else {
+            Kind::Quiet
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Threat => "makes an open three or more",
+            Kind::Defence => "takes the opponent's open-three cell",
+            Kind::Builder => "makes an open two or a closed three",
+            Kind::Quiet => "none of those",
+        }
+    }
 }
 
 /// Names the model's weights.
@@ -132,6 +171,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "the teacher's move among the first 14 / 24 / 36 (caps on a node's moves): fitted {:.1} / {:.1} / {:.1} %, hand-set {:.1} / {:.1} / {:.1} %",
         caps[0].0, caps[1].0, caps[2].0, caps[0].1, caps[1].1, caps[2].1
     );
+    kinds(train.iter().chain(&held_out));
     eprintln!(
         "{} positions fitted, {} held out; the teacher's move first / in the first three: fitted {:.1} % / {:.1} %, hand-set {:.1} % / {:.1} %",
         train.len(),
@@ -205,6 +245,7 @@ fn candidates(
             features,
             hand_set: hand_set(&board, cell, me, them),
             chosen: cell == target,
+            kind: Kind::of(mine, theirs),
         });
     }
     Ok(list.iter().any(|c| c.chosen).then_some(list))
@@ -261,6 +302,41 @@ fn within(positions: &[Vec<Candidate>], key: impl Fn(&Candidate) -> f64, k: usiz
         .filter(|p| rank(p, &key).is_some_and(|r| r < k))
         .count();
     100.0 * hits as f64 / positions.len().max(1) as f64
+}
+
+/// For each kind of move, its share of the teacher's moves and where those fall in the
+/// hand-set order (ranks 1–3, 4–14, 15–24, beyond: the caps of 14 and 24 a node, and the first
+/// moves that late-move reductions leave whole), to standard error.
+fn kinds<'a>(positions: impl Iterator<Item = &'a Vec<Candidate>>) {
+    let mut table = [[0usize; 4]; 4];
+    for p in positions {
+        let (Some(chosen), Some(r)) = (
+            p.iter().find(|c| c.chosen),
+            rank(p, |c| f64::from(c.hand_set)),
+        ) else {
+            continue;
+        };
+        let bucket = [3, 14, 24].iter().take_while(|&&edge| r >= edge).count();
+        table[chosen.kind as usize][bucket] += 1;
+    }
+    let total: usize = table.iter().flatten().sum();
+    eprintln!(
+        "the teacher's moves by kind, and their ranks in the hand-set order (1-3 / 4-14 / 15-24 / beyond):"
+    );
+    for kind in Kind::ALL {
+        let row = table[kind as usize];
+        let n: usize = row.iter().sum();
+        let share = |x: usize| 100.0 * x as f64 / n.max(1) as f64;
+        eprintln!(
+            "  {:<40} {:5.1} % of {total}: {:.1} / {:.1} / {:.1} / {:.1} %",
+            kind.name(),
+            100.0 * n as f64 / total.max(1) as f64,
+            share(row[0]),
+            share(row[1]),
+            share(row[2]),
+            share(row[3])
+        );
+    }
 }
 
 /// The teacher's move's place among a position's candidates by `key` (0 is first).
