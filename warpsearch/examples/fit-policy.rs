@@ -87,9 +87,17 @@ const PASSES: usize = 12;
 const SEED: u64 = 1;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut files: Vec<String> = std::env::args().skip(1).collect();
+    // `--order-only`: the hand-set order's reports alone, without the fit, for comparing the
+    // knobs that change a cell's ordering score (set in WARPSEARCH_GOMOKU_KNOBS: `policy`,
+    // `policy_alone`); what the search reorders itself (the table's move, killers, history,
+    // `near_order`, threats kept first) is not in these scores.
+    let order_only = files.first().is_some_and(|f| f == "--order-only");
+    if order_only {
+        files.remove(0);
+    }
     if files.is_empty() {
-        return Err("usage: fit-policy GAMES.jsonl… > weights.rs".into());
+        return Err("usage: fit-policy [--order-only] GAMES.jsonl… > weights.rs".into());
     }
     let mut index: HashMap<Feature, usize> = HashMap::new();
     let (mut train, mut held_out) = (Vec::new(), Vec::new());
@@ -133,6 +141,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         r
     };
+    if order_only {
+        let hand_set = |c: &Candidate| f64::from(c.hand_set);
+        eprintln!(
+            "{} positions; the teacher's move first / in the first three / 14 / 24 / 36 (hand-set, held out): {:.1} / {:.1} / {:.1} / {:.1} / {:.1} %",
+            train.len() + held_out.len(),
+            within(&held_out, hand_set, 1),
+            within(&held_out, hand_set, 3),
+            within(&held_out, hand_set, 14),
+            within(&held_out, hand_set, 24),
+            within(&held_out, hand_set, 36)
+        );
+        kinds(train.iter().chain(&held_out));
+        return Ok(());
+    }
     let mut weights = vec![0.0f64; index.len()];
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(SEED);
     for pass in 0..PASSES {
