@@ -9,7 +9,8 @@
 //! cargo run --release -p warpsearch --example fit-eval -- [--depth D] [--base FILE] \
 //!     judged.jsonl… > residual.txt
 //! cargo run --release -p warpsearch --example fit-eval -- rank [--depth D] [--count N] \
-//!     [--from P] [--base FILE] GAMES.jsonl… > residual.txt
+//!     [--nodes N] [--from P] [--anchor X] [--base FILE] [--cache FILE] GAMES.jsonl… \
+//!     > residual.txt
 //! WARPSEARCH_GOMOKU_KNOBS=value_file=residual.txt warpsearch gomoku brain …
 //! ```
 //!
@@ -41,9 +42,10 @@
 //! short search proves lost take no part; positions with a proven win are left out. The softmax
 //! leaves the level of a position's values free, and the search's margins compare values of
 //! different positions: `--anchor X` adds X × (the mean change of a position's children's
-//! values / T)² to the loss. Games
-//! whose number hashes to 0 mod 10 are held out; the held-out share of positions where the
-//! best child is the teacher's move goes to standard error, before and after.
+//! values / T)² to the loss, and `--cache FILE` keeps the searched children for fits that
+//! differ only in `--from`, `--anchor` and `--l2`. Games whose moves hash to 0 mod 10 are held
+//! out; the held-out share of positions where the best child is the teacher's move goes to
+//! standard error, before and after.
 
 use rayon::prelude::*;
 use std::collections::HashMap;
