@@ -178,6 +178,11 @@ pub(crate) struct Knobs {
     /// Delta pruning in the quiescence (0 turns it off): off the principal variation, a node
     /// whose evaluation is below alpha by more than `q_delta` is not searched for fours.
     pub(crate) q_delta: i32,
+    /// 1: the quiescence's fours as Rapfi's four search draws them: only cells in reach of the
+    /// side's own last stone, and below its first level only fours that also make an open two
+    /// or better on another line (a four and a three, a four and a two); 2: those alone at
+    /// every level.
+    pub(crate) q_narrow: i32,
     /// Added to the ordering key of the move that last cut off a node reached by the same
     /// opponent's move (the counter-move heuristic; 0 turns it off). Above every pattern
     /// score and below the killers at 500,000.
@@ -268,6 +273,7 @@ impl Knobs {
         forced_ext: 0,
         q_table: 0,
         q_delta: 0,
+        q_narrow: 0,
         counter_move: 0,
         near_range: 2,
         pn_threats: 0,
@@ -381,6 +387,7 @@ impl Knobs {
             "forced_ext" => put(&mut self.forced_ext, value),
             "q_table" => put(&mut self.q_table, value),
             "q_delta" => put(&mut self.q_delta, value),
+            "q_narrow" => put(&mut self.q_narrow, value),
             "counter_move" => put(&mut self.counter_move, value),
             "near_range" => put(&mut self.near_range, value),
             "pn_threats" => put(&mut self.pn_threats, value),

@@ -536,6 +536,9 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
         let them = opponent(me);
+        let narrow = self.knobs.q_narrow > 0;
+        let own_last = self.last_two()[1];
+        let first_level = fours == self.knobs.quiescence_fours;
         let mut moves: Vec<(Cell, Shape)> = Vec::new();
         for i in 0..self.board.board_cells().len() {
             let cell = self.board.board_cells()[i];
@@ -546,6 +549,14 @@ impl<'a> Searcher<'a> {
             if shape >= Shape::Four && self.allowed(cell, me) {
                 if shape >= Shape::OpenFour && self.board.four_count(them) == 0 {
                     return WIN - ply as i32 - 2;
+                }
+                if narrow
+                    && (own_last.is_some_and(|last| !Board::in_reach(last, cell))
+                        || (!first_level || self.knobs.q_narrow > 1)
+                            && shape == Shape::Four
+                            && !self.four_plus(cell, me))
+                {
+                    continue;
                 }
                 moves.push((cell, shape));
             }
@@ -583,6 +594,17 @@ impl<'a> Searcher<'a> {
             );
         }
         alpha
+    }
+
+    /// True when `me`'s four on `cell` also makes an open two or a closed three (or better) on
+    /// a second line.
+    fn four_plus(&self, cell: Cell, me: u8) -> bool {
+        self.board
+            .patterns(cell, me)
+            .iter()
+            .filter(|&&p| p >= Pattern::F2 && p != Pattern::Forbidden)
+            .count()
+            >= 2
     }
 
     /// True when a stone on empty `cell` makes no open two or closed three, or better, for
