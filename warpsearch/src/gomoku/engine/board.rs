@@ -383,6 +383,17 @@ impl Board {
         self.patterns[cell][usize::from(color - 1)]
     }
 
+    /// True when `color`'s stone on `cell` makes an open two or a closed three, or better, on
+    /// at least two of its lines (a four that also makes a three or a two, say): the fours
+    /// Rapfi's four search keeps below its first level (`q_narrow`).
+    pub fn makes_two_lines(&self, cell: Cell, color: u8) -> bool {
+        self.patterns(cell, color)
+            .iter()
+            .filter(|&&p| p >= Pattern::F2)
+            .count()
+            >= 2
+    }
+
     /// True when a stone is within two cells of `cell`.
     #[inline]
     pub fn is_near(&self, cell: Cell) -> bool {

@@ -164,6 +164,25 @@ mod tests {
     }
 
     #[test]
+    fn a_four_makes_two_lines_only_with_a_two_or_a_three_across_it() {
+        let mut board = Board::new(15, 15, GameRule::Freestyle).unwrap();
+        // Black has three in row 7 (x = 4..6): (7, 7) makes a four there.
+        for x in 4..7 {
+            board.place(board.cell(x, 7), BLACK);
+        }
+        let four = board.cell(7, 7);
+        assert_eq!(board.pattern(four, BLACK, 0), Pattern::F4);
+        assert!(!board.makes_two_lines(four, BLACK), "a four alone");
+        // One black stone in the column makes (7, 7) a four and an open two.
+        board.place(board.cell(7, 9), BLACK);
+        assert!(board.makes_two_lines(four, BLACK), "a four and a two");
+        assert!(
+            !board.makes_two_lines(four, WHITE),
+            "white makes nothing there"
+        );
+    }
+
+    #[test]
     fn tables_match_the_definition_on_every_short_line() {
         for rule in [GameRule::Freestyle, GameRule::Standard, GameRule::Renju] {
             for length in 5..=if cfg!(debug_assertions) { 7 } else { 10 } {

@@ -554,7 +554,7 @@ impl<'a> Searcher<'a> {
                     && (own_last.is_some_and(|last| !Board::in_reach(last, cell))
                         || (!first_level || self.knobs.q_narrow > 1)
                             && shape == Shape::Four
-                            && !self.four_plus(cell, me))
+                            && !self.board.makes_two_lines(cell, me))
                 {
                     continue;
                 }
@@ -594,17 +594,6 @@ impl<'a> Searcher<'a> {
             );
         }
         alpha
-    }
-
-    /// True when `me`'s four on `cell` also makes an open two or a closed three (or better) on
-    /// a second line.
-    fn four_plus(&self, cell: Cell, me: u8) -> bool {
-        self.board
-            .patterns(cell, me)
-            .iter()
-            .filter(|&&p| p >= Pattern::F2 && p != Pattern::Forbidden)
-            .count()
-            >= 2
     }
 
     /// True when a stone on empty `cell` makes no open two or closed three, or better, for
